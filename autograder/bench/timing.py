@@ -1,0 +1,169 @@
+"""The two timing methods, on CUDA and on CPU.
+
+``wall_per_call``: one call between two CUDA events (or perf_counter on CPU), as the lesson's student
+times it.  On a fast GPU this measures CPU dispatch until the kernels outlast it.
+
+``gpu_time``: device time without dispatch: a CUDA graph of K calls replayed and divided by K, inputs
+rotated over enough buffers that the working set does not sit in L2.  On CPU there is no host/device
+split; K back-to-back calls divided by K.
+
+Both repeat until the spread is small or a time cap is hit, keeping every raw sample.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+
+from ..records import summarize
+
+__all__ = ["TimingPolicy", "L2Flusher", "sample_until_stable", "wall_per_call", "gpu_time"]
+
+Fn = Callable[[torch.Tensor], torch.Tensor]
+
+
+@dataclass(frozen=True)
+class TimingPolicy:
+    warmup: int = 5
+    min_samples: int = 15
+    max_samples: int = 300
+    target_iqr_rel: float = 0.02
+    time_cap_s: float = 1.5
+    graph_target_ms: float = 2.0
+    max_graph_calls: int = 256
+    rotate_factor: float = 4.0  # rotated buffers span this many L2 sizes
+
+    @classmethod
+    def quick(cls) -> TimingPolicy:
+        """For CI and notebooks on a CPU: fewer samples, shorter caps."""
+        return cls(warmup=2, min_samples=7, max_samples=60, target_iqr_rel=0.05, time_cap_s=0.6,
+                   max_graph_calls=16)
+
+
+class L2Flusher:
+    """Evicts the last-level cache by zeroing a buffer larger than it, outside timed regions."""
+
+    def __init__(self, device: torch.device, l2_bytes: int | None) -> None:
+        self.l2_bytes = l2_bytes or 0
+        size = max(256 << 20, 4 * self.l2_bytes) if device.type == "cuda" else 64 << 20
+        self.buf = torch.empty(size, dtype=torch.uint8, device=device)
+
+    def needed(self, working_set: int) -> bool:
+        return self.buf.device.type == "cuda" and working_set < 2 * max(self.l2_bytes, 1)
+
+    def flush(self) -> None:
+        self.buf.zero_()
+
+
+def _sync(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def sample_until_stable(take: Callable[[], float], policy: TimingPolicy) -> list[float]:
+    """Call ``take`` until the relative IQR is under target (after min_samples) or a cap is hit."""
+    samples: list[float] = []
+    t0 = time.perf_counter()
+    while True:
+        samples.append(take())
+        n = len(samples)
+        if n >= policy.max_samples or (n >= 3 and time.perf_counter() - t0 > policy.time_cap_s):
+            return samples
+        if n >= policy.min_samples and summarize(samples).iqr_rel <= policy.target_iqr_rel:
+            return samples
+
+
+def wall_per_call(fn: Fn, x: torch.Tensor, policy: TimingPolicy, flusher: L2Flusher | None = None,
+                  working_set: int = 0) -> list[float]:
+    """ms per single call, dispatch included (flushing L2 before each when it would hold the data)."""
+    device = x.device
+    for _ in range(policy.warmup):
+        fn(x)
+    _sync(device)
+    flush = flusher is not None and flusher.needed(working_set)
+    if device.type == "cuda":
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+
+        def take() -> float:
+            if flush:
+                assert flusher is not None
+                flusher.flush()
+                torch.cuda.synchronize(device)
+            start.record()
+            fn(x)
+            end.record()
+            end.synchronize()
+            return float(start.elapsed_time(end))
+    else:
+        def take() -> float:
+            t0 = time.perf_counter()
+            fn(x)
+            return (time.perf_counter() - t0) * 1e3
+
+    return sample_until_stable(take, policy)
+
+
+def _calls_for(est_ms: float, policy: TimingPolicy) -> int:
+    return max(2, min(policy.max_graph_calls, math.ceil(policy.graph_target_ms / max(est_ms, 1e-4))))
+
+
+def gpu_time(fn: Fn, x: torch.Tensor, policy: TimingPolicy, l2_bytes: int | None = None,
+             working_set: int = 0) -> tuple[list[float], int, str]:
+    """(ms-per-call samples, calls per sample, L2 policy in words) without CPU dispatch in the numbers."""
+    device = x.device
+    for _ in range(policy.warmup):
+        fn(x)
+    _sync(device)
+    t0 = time.perf_counter()
+    for _ in range(3):
+        fn(x)
+    _sync(device)
+    est_ms = (time.perf_counter() - t0) * 1e3 / 3
+    k = _calls_for(est_ms, policy)
+
+    if device.type != "cuda":
+        def take_cpu() -> float:
+            t = time.perf_counter()
+            for _ in range(k):
+                fn(x)
+            return (time.perf_counter() - t) * 1e3 / k
+        return sample_until_stable(take_cpu, policy), k, "cpu: back-to-back calls (no host/device split)"
+
+    l2 = l2_bytes or 0
+    nbuf = 1
+    if working_set and working_set < policy.rotate_factor * l2:
+        nbuf = min(k, math.ceil(policy.rotate_factor * l2 / max(x.nbytes, 1)))
+    inputs = [x] + [x.clone() for _ in range(nbuf - 1)]
+    side = torch.cuda.Stream(device)
+    side.wait_stream(torch.cuda.current_stream(device))
+    with torch.cuda.stream(side):
+        for i in range(3):
+            fn(inputs[i % nbuf])
+    torch.cuda.current_stream(device).wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for i in range(k):
+            fn(inputs[i % nbuf])
+    graph.replay()
+    torch.cuda.synchronize(device)
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+
+    def take() -> float:
+        start.record()
+        graph.replay()
+        end.record()
+        end.synchronize()
+        return float(start.elapsed_time(end)) / k
+
+    samples = sample_until_stable(take, policy)
+    del graph
+    span = nbuf * x.nbytes
+    words = (f"cuda graph of {k} calls over {nbuf} rotated input buffers ({span / 2**20:.0f} MiB"
+             f" vs L2 {l2 / 2**20:.0f} MiB)")
+    return samples, k, words

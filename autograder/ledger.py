@@ -1,0 +1,153 @@
+"""The commitment chain: pure functions to extend it, verify it and read the predictions that count.
+
+Each ledger output in a notebook carries the *whole* chain so far, so re-running a cell (which replaces
+its old output) never loses history: the longest chain holds everything, and every other copy must be a
+prefix of it.  Hashes make edits evident, not impossible: the student owns the file (docs/reliability.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from pydantic import ValidationError
+
+from .records import ChainVerdict, LedgerEntry, Prediction
+
+__all__ = ["GENESIS_PREV", "entry_hash", "genesis", "append", "verify_chains", "committed_predictions",
+           "measured_values"]
+
+GENESIS_PREV = "0" * 64
+
+
+def _canonical(fields: dict[str, Any]) -> bytes:
+    return json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=str).encode()
+
+
+def entry_hash(entry: LedgerEntry | dict[str, Any]) -> str:
+    """sha256 over every field but ``hash`` itself, in canonical JSON (timestamps as ISO strings)."""
+    data = entry.model_dump(mode="json") if isinstance(entry, LedgerEntry) else dict(entry)
+    data.pop("hash", None)
+    return hashlib.sha256(_canonical(data)).hexdigest()
+
+
+def _make(**fields: Any) -> LedgerEntry:
+    draft = LedgerEntry(hash="", **fields)
+    return draft.model_copy(update={"hash": entry_hash(draft)})
+
+
+def genesis(lesson_id: str, nonce: str, at: datetime) -> LedgerEntry:
+    """First link; the random ``nonce`` makes every student's chain unique, so copies are detectable."""
+    return _make(seq=0, kind="genesis", at=at, meta={"lesson": lesson_id, "nonce": nonce}, prev=GENESIS_PREV)
+
+
+def append(chain: Sequence[LedgerEntry], kind: str, quantity: str, value: float | str, at: datetime,
+           because: str | None = None, meta: dict[str, str] | None = None) -> LedgerEntry:
+    """The next link after ``chain[-1]`` (the chain itself is not modified)."""
+    if not chain:
+        raise ValueError("append needs a chain that starts with a genesis entry")
+    last = chain[-1]
+    return _make(seq=last.seq + 1, kind=kind, quantity=quantity, value=value, because=because, at=at,
+                 meta=meta or {}, prev=last.hash)
+
+
+def _parse(raw: Any) -> tuple[list[LedgerEntry] | None, str | None]:
+    if not isinstance(raw, list):
+        return None, "a ledger output does not hold a list of entries"
+    out: list[LedgerEntry] = []
+    for i, item in enumerate(raw):
+        if not isinstance(item, dict):
+            return None, f"ledger entry {i} is not an object"
+        try:
+            out.append(LedgerEntry.model_validate(item))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            loc = ".".join(str(p) for p in first["loc"])
+            return None, f"ledger entry {i} is malformed ({loc}: {first['msg']})"
+    return out, None
+
+
+def verify_chains(copies: Iterable[Any]) -> tuple[ChainVerdict, list[LedgerEntry]]:
+    """Verify every ledger copy found in one notebook; return the verdict and the longest valid chain.
+
+    Never raises: whatever the notebook holds, the answer is a verdict with reasons.
+    """
+    parsed: list[list[LedgerEntry]] = []
+    for raw in copies:
+        chain, err = _parse(raw)
+        if err is not None:
+            return ChainVerdict(status="broken", reasons=[err]), []
+        assert chain is not None
+        if chain:
+            parsed.append(chain)
+    if not parsed:
+        return ChainVerdict(status="missing", reasons=["the notebook holds no committed predictions"]), []
+    longest = max(parsed, key=len)
+    reasons: list[str] = []
+    if longest[0].kind != "genesis" or longest[0].prev != GENESIS_PREV or longest[0].seq != 0:
+        reasons.append("the chain does not start with a genesis entry")
+    for i, e in enumerate(longest):
+        if e.seq != i:
+            reasons.append(f"entry {i} has sequence number {e.seq}: entries were removed or reordered")
+            break
+        if i and e.prev != longest[i - 1].hash:
+            reasons.append(f"entry {i} does not link to entry {i - 1}: the chain was spliced")
+            break
+    if reasons:
+        return ChainVerdict(status="broken", entries=len(longest), genesis=longest[0].hash, reasons=reasons), []
+    forged = [e.seq for e in longest if entry_hash(e) != e.hash]
+    if forged:
+        return ChainVerdict(
+            status="forged", entries=len(longest), genesis=longest[0].hash,
+            reasons=[f"entry {forged[0]} was edited after it was committed (its hash does not match)"],
+        ), []
+    hashes = [e.hash for e in longest]
+    for other in parsed:
+        if [e.hash for e in other] != hashes[: len(other)]:
+            return ChainVerdict(
+                status="inconsistent", entries=len(longest), genesis=longest[0].hash,
+                reasons=["two ledger outputs disagree: outputs from different runs or notebooks were mixed"],
+            ), []
+    return ChainVerdict(status="ok", entries=len(longest), genesis=longest[0].hash), longest
+
+
+def committed_predictions(chain: Sequence[LedgerEntry]) -> dict[str, Prediction]:
+    """The last prediction per quantity, marked when it came after that quantity's first measurement."""
+    first_measured: dict[str, int] = {}
+    counts: dict[str, int] = {}
+    latest: dict[str, LedgerEntry] = {}
+    for e in chain:
+        if e.quantity is None:
+            continue
+        if e.kind == "measurement":
+            first_measured.setdefault(e.quantity, e.seq)
+        elif e.kind == "prediction":
+            counts[e.quantity] = counts.get(e.quantity, 0) + 1
+            latest[e.quantity] = e
+    out: dict[str, Prediction] = {}
+    for q, e in latest.items():
+        assert e.value is not None
+        measured_at = first_measured.get(q)
+        out[q] = Prediction(
+            quantity=q, value=e.value, because=e.because or "", at=e.at, seq=e.seq,
+            revisions=counts[q] - 1,
+            revised_after_measurement=measured_at is not None and e.seq > measured_at,
+        )
+    return out
+
+
+def measured_values(chain: Sequence[LedgerEntry]) -> dict[str, LedgerEntry]:
+    """The latest measurement entry per quantity (what the student saw on their own device)."""
+    out: dict[str, LedgerEntry] = {}
+    for e in chain:
+        if e.kind == "measurement" and e.quantity is not None:
+            out[e.quantity] = e
+    return out
+
+
+def is_finite_number(v: object) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)

@@ -1,0 +1,54 @@
+"""Entries of the commitment chain that a notebook carries in its own outputs."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import Field
+
+from ._base import Record
+
+__all__ = ["LEDGER_MIME", "LedgerEntry", "Prediction", "ChainVerdict"]
+
+#: MIME type of the cell outputs that carry the ledger; nbgrader and Jupyter keep unknown MIME types.
+LEDGER_MIME = "application/vnd.gpu-lessons.ledger+json"
+
+
+class LedgerEntry(Record):
+    """One link of the chain. ``hash`` = sha256 over the canonical JSON of every other field."""
+
+    seq: int = Field(ge=0)
+    kind: Literal["genesis", "prediction", "measurement"]
+    quantity: str | None = None
+    value: float | str | None = None
+    because: str | None = None
+    at: datetime
+    meta: dict[str, str] = Field(default_factory=dict)
+    prev: str
+    hash: str
+
+
+class Prediction(Record):
+    """The prediction that counts for one quantity: the last one committed in the chain."""
+
+    quantity: str
+    value: float | str
+    because: str
+    at: datetime
+    seq: int
+    revisions: int = Field(default=0, ge=0, description="earlier predictions for the same quantity")
+    revised_after_measurement: bool = False
+
+
+class ChainVerdict(Record):
+    """What the chain verifier concluded about one submitted notebook."""
+
+    status: Literal["ok", "missing", "broken", "forged", "inconsistent"]
+    entries: int = 0
+    genesis: str | None = Field(default=None, description="hash of the genesis entry (detects copied chains)")
+    reasons: list[str] = Field(default_factory=list)
+
+    @property
+    def trusted(self) -> bool:
+        return self.status == "ok"
