@@ -72,9 +72,10 @@ def _parse(raw: Any) -> tuple[list[LedgerEntry] | None, str | None]:
 
 
 def verify_chains(copies: Iterable[Any]) -> tuple[ChainVerdict, list[LedgerEntry]]:
-    """Verify every ledger copy found in one notebook; return the verdict and the longest valid chain.
+    """Verify every ledger copy found in one notebook; return the verdict and the longest chain.
 
-    Never raises: whatever the notebook holds, the answer is a verdict with reasons.
+    The chain is returned even when it fails verification (the grading policy decides what an untrusted
+    chain costs); it is empty only when nothing parseable was found. Never raises.
     """
     parsed: list[list[LedgerEntry]] = []
     for raw in copies:
@@ -98,45 +99,52 @@ def verify_chains(copies: Iterable[Any]) -> tuple[ChainVerdict, list[LedgerEntry
             reasons.append(f"entry {i} does not link to entry {i - 1}: the chain was spliced")
             break
     if reasons:
-        return ChainVerdict(status="broken", entries=len(longest), genesis=longest[0].hash, reasons=reasons), []
+        return ChainVerdict(status="broken", entries=len(longest), genesis=longest[0].hash, reasons=reasons), longest
     forged = [e.seq for e in longest if entry_hash(e) != e.hash]
     if forged:
         return ChainVerdict(
             status="forged", entries=len(longest), genesis=longest[0].hash,
             reasons=[f"entry {forged[0]} was edited after it was committed (its hash does not match)"],
-        ), []
+        ), longest
     hashes = [e.hash for e in longest]
     for other in parsed:
         if [e.hash for e in other] != hashes[: len(other)]:
             return ChainVerdict(
                 status="inconsistent", entries=len(longest), genesis=longest[0].hash,
                 reasons=["two ledger outputs disagree: outputs from different runs or notebooks were mixed"],
-            ), []
+            ), longest
     return ChainVerdict(status="ok", entries=len(longest), genesis=longest[0].hash), longest
 
 
 def committed_predictions(chain: Sequence[LedgerEntry]) -> dict[str, Prediction]:
-    """The last prediction per quantity, marked when it came after that quantity's first measurement."""
+    """The last prediction per quantity.
+
+    It is marked ``revised_after_measurement`` when a prediction committed after the quantity's first
+    measurement changed the value (re-running an unchanged cell is not a revision).
+    """
     first_measured: dict[str, int] = {}
     counts: dict[str, int] = {}
     latest: dict[str, LedgerEntry] = {}
+    before: dict[str, float | str | None] = {}
+    revised: set[str] = set()
     for e in chain:
         if e.quantity is None:
             continue
+        q = e.quantity
         if e.kind == "measurement":
-            first_measured.setdefault(e.quantity, e.seq)
+            first_measured.setdefault(q, e.seq)
         elif e.kind == "prediction":
-            counts[e.quantity] = counts.get(e.quantity, 0) + 1
-            latest[e.quantity] = e
+            counts[q] = counts.get(q, 0) + 1
+            if q not in first_measured:
+                before[q] = e.value
+            elif q not in before or e.value != before[q]:
+                revised.add(q)
+            latest[q] = e
     out: dict[str, Prediction] = {}
     for q, e in latest.items():
         assert e.value is not None
-        measured_at = first_measured.get(q)
-        out[q] = Prediction(
-            quantity=q, value=e.value, because=e.because or "", at=e.at, seq=e.seq,
-            revisions=counts[q] - 1,
-            revised_after_measurement=measured_at is not None and e.seq > measured_at,
-        )
+        out[q] = Prediction(quantity=q, value=e.value, because=e.because or "", at=e.at, seq=e.seq,
+                            revisions=counts[q] - 1, revised_after_measurement=q in revised)
     return out
 
 

@@ -1,0 +1,33 @@
+"""What the nbgrader-native path hands the grading kernel: the submission as read before ClearOutput,
+the chosen reference and the policy. Written next to the notebook by a preprocessor before Execute."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..bench.store import atomic_write_text
+from ..records import ReferenceRun
+from ..records._base import Record
+from .policy import GradingPolicy
+from .reader import SubmissionReading
+
+__all__ = ["GradingContext", "CONTEXT_FILENAME"]
+
+CONTEXT_FILENAME = ".autograder_context.json"
+
+
+class GradingContext(Record):
+    reading: SubmissionReading
+    reference: ReferenceRun
+    note: str = ""
+    policy: GradingPolicy
+
+    def write(self, folder: str | Path) -> Path:
+        p = Path(folder) / CONTEXT_FILENAME
+        atomic_write_text(p, self.model_dump_json())
+        return p
+
+    @classmethod
+    def read(cls, folder: str | Path) -> GradingContext | None:
+        p = Path(folder) / CONTEXT_FILENAME
+        return cls.model_validate_json(p.read_text(encoding="utf-8")) if p.exists() else None

@@ -1,0 +1,157 @@
+"""Pre-read a byte-level explanation: find numbers with units and check them against the traffic model.
+
+The instructor still grades the cell in formgrader; this writes what was found as a comment and suggests
+a score. Pure functions: text in, findings out.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..records import Case, ExplanationGrade, FoundNumber, ReferenceRun
+from ..spec import ExplanationSpec, LessonSpec
+from ..traffic import traffic
+
+__all__ = ["Fact", "extract_numbers", "model_facts", "grade_explanation"]
+
+_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "single": 1}
+_BYTES = {"b": 1, "bytes": 1, "byte": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12,
+          "kib": 2**10, "mib": 2**20, "gib": 2**30}
+_BW = {"gb/s": 1.0, "tb/s": 1e3, "mb/s": 1e-3, "gib/s": 2**30 / 1e9}
+_TIME = {"ns": 1e-6, "µs": 1e-3, "us": 1e-3, "μs": 1e-3, "ms": 1.0, "s": 1e3}
+
+_NUM = r"(\d+(?:[.,]\d+)*(?:\s*[eE][-+]?\d+)?)"
+_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    ("bandwidth", re.compile(_NUM + r"\s*(gib/s|gb/s|tb/s|mb/s)", re.I)),
+    ("bytes", re.compile(_NUM + r"\s*(kib|mib|gib|kb|mb|gb|tb|bytes?|b)\b", re.I)),
+    ("time", re.compile(_NUM + r"\s*(ns|µs|μs|us|ms)\b", re.I)),
+    ("launches", re.compile(r"(\d+|one|two|three|four|five|six|seven|eight|single)\s+"
+                            r"(?:\w+\s+)?(kernels?|launch(?:es)?)\b", re.I)),
+    ("ratio", re.compile(_NUM + r"\s*(x|×)(?![a-z0-9])", re.I)),
+]
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A number the explanation may quote: value in the kind's base unit, and how to say it."""
+
+    kind: str
+    value: float
+    label: str
+
+
+def _to_float(s: str) -> float | None:
+    s = s.strip().lower()
+    if s in _WORDS:
+        return float(_WORDS[s])
+    s = s.replace(" ", "")
+    if s.count(",") and "." not in s:
+        s = s.replace(",", "")  # 1,048,576
+    s = s.replace(",", "")
+    try:
+        return float(s)
+    except ValueError:
+        return None
+
+
+def extract_numbers(text: str) -> list[FoundNumber]:
+    """Numbers with units, in base units: bytes, GB/s, ms, launches, ratio. Spans never overlap."""
+    found: list[tuple[int, FoundNumber]] = []
+    taken: list[range] = []
+    for kind, pat in _PATTERNS:
+        for m in pat.finditer(text):
+            if any(m.start() in r or (m.end() - 1) in r for r in taken):
+                continue
+            num = _to_float(m.group(1))
+            if num is None:
+                continue
+            unit = m.group(2).lower()
+            if kind == "bytes":
+                num *= _BYTES[unit]
+            elif kind == "bandwidth":
+                num *= _BW[unit]
+            elif kind == "time":
+                num *= _TIME[unit]
+            found.append((m.start(), FoundNumber(text=m.group(0).strip(), value=num, unit=unit, kind=kind)))
+            taken.append(range(m.start(), m.end()))
+    return [f for _, f in sorted(found, key=lambda t: t[0])]
+
+
+def model_facts(spec: LessonSpec, ex: ExplanationSpec, ref: ReferenceRun | None) -> list[Fact]:
+    """What a correct byte-level explanation of this case can cite."""
+    k = len(spec.chain)
+    eager = traffic(Case(variant="eager", dtype=ex.dtype, log2_n=ex.log2_n), k)
+    fused = traffic(Case(variant="compiled", dtype=ex.dtype, log2_n=ex.log2_n), k)
+    size = f"{ex.dtype} 2^{ex.log2_n}"
+    facts = [
+        Fact("bytes", eager.bytes_moved, f"unfused traffic {2 * k}·N·s for {size}"),
+        Fact("bytes", fused.bytes_moved, f"fused traffic 2·N·s for {size}"),
+        Fact("bytes", eager.input_bytes, f"one tensor of {size} (N·s)"),
+        Fact("launches", eager.launches, "eager kernel launches"),
+        Fact("launches", fused.launches, "fused kernel launches"),
+        Fact("ratio", eager.bytes_moved / fused.bytes_moved, "traffic ratio unfused/fused"),
+    ]
+    if ref is not None:
+        dev = ref.device.name
+        facts.append(Fact("bandwidth", ref.device.copy_gbps, f"{dev} copy roofline"))
+        for q in ref.quantities.values():
+            if isinstance(q.value, float):
+                facts.append(Fact("ratio", q.value, f"{dev} reference {q.quantity}"))
+        for m in ref.measurements:
+            if m.case.dtype == ex.dtype and m.case.log2_n in (ex.log2_n, min(ref.sizes.get(ex.dtype, [ex.log2_n]))):
+                facts.append(Fact("time", m.stats.median, f"{dev} {m.case.key} {m.method}"))
+                if m.case.log2_n == ex.log2_n:
+                    facts.append(Fact("bandwidth", m.achieved_gbps, f"{dev} {m.case.key} achieved ({m.method})"))
+    return facts
+
+
+def _match(n: FoundNumber, facts: list[Fact], rel: float) -> Fact | None:
+    best: tuple[float, Fact] | None = None
+    for f in facts:
+        if f.kind != n.kind or f.value <= 0:
+            continue
+        if n.kind == "launches":
+            err = 0.0 if n.value == f.value else 1.0
+        else:
+            err = abs(n.value - f.value) / f.value
+        if err <= rel and (best is None or err < best[0]):
+            best = (err, f)
+    return best[1] if best else None
+
+
+def grade_explanation(text: str, spec: LessonSpec, ex: ExplanationSpec, ref: ReferenceRun | None,
+                      rel_tol: float = 0.15) -> ExplanationGrade:
+    """Find numbers, match each against the model (bytes also in MiB/GiB readings), suggest a score."""
+    facts = model_facts(spec, ex, ref)
+    found: list[FoundNumber] = []
+    matched_labels: set[str] = set()
+    for n in extract_numbers(text):
+        fact = _match(n, facts, rel_tol)
+        if fact is None and n.kind == "bytes" and n.unit in ("kb", "mb", "gb"):
+            alt = n.model_copy(update={"value": n.value / _BYTES[n.unit] * {"kb": 2**10, "mb": 2**20, "gb": 2**30}[n.unit]})
+            fact = _match(alt, facts, rel_tol)
+        found.append(n.model_copy(update={"matches": fact.label if fact else None}))
+        if fact:
+            matched_labels.add(fact.label)
+    flags: list[str] = []
+    stripped = text.strip()
+    if not stripped or stripped == "YOUR ANSWER HERE":
+        flags.append("blank")
+        fraction = 0.0
+        comment = "Autograder pre-read: no answer written."
+    elif not found:
+        flags.append("no_numbers")
+        fraction = 0.0
+        comment = ("Autograder pre-read: no numbers with units (bytes, GB/s, µs/ms, kernels, ×) found — "
+                   "the explanation is in adjectives, not bytes and launches.")
+    else:
+        fraction = min(1.0, 0.25 + 0.25 * len(matched_labels))
+        parts = [f"{n.text} ({'= ' + n.matches + ' ✓' if n.matches else 'no match in the model'})" for n in found]
+        if not matched_labels:
+            flags.append("numbers_unmatched")
+        comment = (f"Autograder pre-read: found {len(found)} number(s) with units, {len(matched_labels)} matching "
+                   f"the traffic model or reference: " + "; ".join(parts)
+                   + f". Suggested {fraction * ex.points:.2f}/{ex.points:g}.")
+    return ExplanationGrade(grade_id=ex.grade_id, found=found, matched=len(matched_labels),
+                            suggested_fraction=fraction, max_points=ex.points, comment=comment, flags=flags)

@@ -1,0 +1,41 @@
+"""SubmissionGrade records on disk: ``records/<assignment>/<student>.json``, one file each, atomic."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from ..bench.store import atomic_write_text
+from ..records import SubmissionGrade
+
+__all__ = ["RecordStore"]
+
+
+class RecordStore:
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+
+    def path(self, assignment: str, student: str) -> Path:
+        return self.root / assignment / f"{student}.json"
+
+    def save(self, record: SubmissionGrade) -> Path:
+        p = self.path(record.assignment, record.student)
+        atomic_write_text(p, record.model_dump_json(indent=1))
+        return p
+
+    def load(self, assignment: str, student: str) -> SubmissionGrade | None:
+        p = self.path(assignment, student)
+        try:
+            return SubmissionGrade.model_validate_json(p.read_text(encoding="utf-8"))
+        except (OSError, ValidationError, ValueError):
+            return None
+
+    def all(self, assignment: str) -> list[SubmissionGrade]:
+        d = self.root / assignment
+        out = []
+        for p in sorted(d.glob("*.json")) if d.is_dir() else []:
+            r = self.load(assignment, p.stem)
+            if r is not None:
+                out.append(r)
+        return out

@@ -1,0 +1,5 @@
+"""The student-facing lesson API."""
+
+from .session import Lesson
+
+__all__ = ["Lesson"]

@@ -1,0 +1,33 @@
+"""Emitting ledger outputs: a rich display in Jupyter (own MIME type + text), plain print elsewhere."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..records import LEDGER_MIME, LedgerEntry
+
+__all__ = ["show_ledger", "show_text"]
+
+
+def _display(bundle: dict[str, Any]) -> bool:
+    try:
+        from IPython import get_ipython  # noqa: PLC0415
+        from IPython.display import display  # noqa: PLC0415
+    except ImportError:
+        return False
+    if get_ipython() is None:
+        return False
+    display(bundle, raw=True)
+    return True
+
+
+def show_ledger(lesson_id: str, chain: list[LedgerEntry], text: str) -> None:
+    """One output carrying the whole chain so far (so a re-run cell never loses history) and a message."""
+    bundle = {LEDGER_MIME: {"lesson": lesson_id, "chain": [e.model_dump(mode="json") for e in chain]},
+              "text/plain": text}
+    if not _display(bundle):
+        print(text)
+
+
+def show_text(text: str) -> None:
+    print(text)
