@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from . import bench_cmd
+from . import bench_cmd, check_cmd, demo_cmd, grade_cmd, sample_cmd
 
 app = typer.Typer(
     name="autograder",
@@ -15,6 +15,11 @@ app = typer.Typer(
 )
 app.command("bench")(bench_cmd.bench)
 app.command("plot")(bench_cmd.plot)
+app.command("check")(check_cmd.check)
+app.command("grade")(grade_cmd.grade)
+app.command("report")(grade_cmd.report)
+app.command("sample")(sample_cmd.sample)
+app.command("demo")(demo_cmd.demo)
 
 
 def main() -> None:

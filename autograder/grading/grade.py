@@ -56,7 +56,7 @@ def grade_submission(reading: SubmissionReading, spec: LessonSpec, refs: Referen
     return SubmissionGrade(
         student=student, assignment=spec.id, notebook=spec.notebook, notebook_sha256=reading.sha256,
         device_of_record=ref.device.key, chain=reading.verdict, predictions=predictions, explanations=explanations,
-        flags=flags, errors=reading.errors, total=round(sum(p.points for p in predictions), 4),
+        flags=flags, errors=reading.errors, unanswered=reading.unanswered_cells, total=round(sum(p.points for p in predictions), 4),
         max_total=spec.max_points, graded_at=graded_at,
     )
 

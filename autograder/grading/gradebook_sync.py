@@ -27,7 +27,7 @@ def write_comments(gb: Gradebook, record: SubmissionGrade, notebook: str) -> Non
     gb.db.commit()
 
 
-def write_submission(gb: Gradebook, record: SubmissionGrade, notebook: str, unanswered: set[str],
+def write_submission(gb: Gradebook, record: SubmissionGrade, notebook: str,
                      timestamp: datetime | None = None) -> None:
     """Create or update the student's submission with the record's scores and comments."""
     gb.update_or_create_student(record.student)
@@ -46,7 +46,7 @@ def write_submission(gb: Gradebook, record: SubmissionGrade, notebook: str, unan
         g.needs_manual_grade = g.manual_score is not None
     for e in record.explanations:
         g = gb.find_grade(e.grade_id, notebook, record.assignment, record.student)
-        if e.grade_id in unanswered:
+        if e.grade_id in record.unanswered:
             g.auto_score = 0.0
             g.needs_manual_grade = g.manual_score is not None
         else:

@@ -6,7 +6,7 @@ from typing import Any
 
 from ..records import LEDGER_MIME, LedgerEntry
 
-__all__ = ["show_ledger", "show_text"]
+__all__ = ["ledger_bundle", "show_ledger", "show_text"]
 
 
 def _display(bundle: dict[str, Any]) -> bool:
@@ -21,10 +21,15 @@ def _display(bundle: dict[str, Any]) -> bool:
     return True
 
 
+def ledger_bundle(lesson_id: str, chain: list[LedgerEntry], text: str) -> dict[str, Any]:
+    """The display data of one ledger output: the whole chain so far (so a re-run cell never loses
+    history) under the ledger MIME type, and the message for the student."""
+    return {LEDGER_MIME: {"lesson": lesson_id, "chain": [e.model_dump(mode="json") for e in chain]},
+            "text/plain": text}
+
+
 def show_ledger(lesson_id: str, chain: list[LedgerEntry], text: str) -> None:
-    """One output carrying the whole chain so far (so a re-run cell never loses history) and a message."""
-    bundle = {LEDGER_MIME: {"lesson": lesson_id, "chain": [e.model_dump(mode="json") for e in chain]},
-              "text/plain": text}
+    bundle = ledger_bundle(lesson_id, chain, text)
     if not _display(bundle):
         print(text)
 

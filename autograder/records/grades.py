@@ -58,6 +58,7 @@ class SubmissionGrade(Record):
     explanations: list[ExplanationGrade] = Field(default_factory=list)
     flags: list[str] = Field(default_factory=list)
     errors: list[str] = Field(default_factory=list)
+    unanswered: list[str] = Field(default_factory=list, description="manual cells left as released (score 0)")
     total: float = 0.0
     max_total: float = 0.0
     graded_at: datetime

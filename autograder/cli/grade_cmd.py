@@ -1,0 +1,94 @@
+"""`autograder grade` and `autograder report`: grade a class fast, then summarize it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from ..config import LessonGrading, load_course_config
+from ..grading.batch import grade_class
+from ..grading.records_store import RecordStore
+from ..grading.report import plot_calibration, summary_rows, write_csv
+from ._common import CourseOpt, console, course_at, friendly_errors
+
+
+@friendly_errors
+def grade(
+    assignment: Annotated[str, typer.Argument(help="Assignment id, e.g. 04_fusion.")],
+    course: CourseOpt = Path("."),
+    workers: Annotated[int, typer.Option(help="Processes (default: all cores).")] = 0,
+    force: Annotated[bool, typer.Option(help="Regrade even when a record matches the notebook's hash.")] = False,
+    student: Annotated[list[str] | None, typer.Option(help="Only these students (repeatable).")] = None,
+    gradebook: Annotated[bool, typer.Option(help="Write scores and comments into nbgrader's gradebook.")] = True,
+) -> None:
+    """Grade every submission from its submitted notebook, without starting a kernel per notebook.
+
+    Uses the stored reference of the device of record (nbgrader_config.py: LessonGrading), writes one
+    record per student under COURSE/records/ (atomically; a rerun skips what is already graded) and the
+    same scores as `nbgrader autograde` into the gradebook.
+    """
+    c = course_at(course)
+    settings = LessonGrading(config=load_course_config(c.root))
+    settings.course_root = str(c.root)
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console) as bar:
+        tasks: dict[str, int] = {}
+
+        def progress(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(stage, total=total)
+            bar.update(tasks[stage], completed=done, total=total)
+
+        result = grade_class(c, assignment, settings.policy(), workers or None, force, student or None, progress,
+                             gradebook)
+    console.print(f"graded {len(result.graded)}, unchanged {len(result.skipped)}, failed {len(result.failed)}; "
+                  f"records in {c.records / assignment}")
+    for s, why in result.failed.items():
+        console.print(f"[red]failed[/] {s}: {why}")
+    _print_summary(result.records)
+    if result.failed:
+        raise typer.Exit(1)
+
+
+def _print_summary(records: list) -> None:  # type: ignore[type-arg]
+    t = Table(title="class summary")
+    t.add_column("")
+    t.add_column("")
+    for k, v in summary_rows(records):
+        t.add_row(k, v)
+    console.print(t)
+
+
+@friendly_errors
+def report(
+    assignment: Annotated[str, typer.Argument(help="Assignment id.")],
+    course: CourseOpt = Path("."),
+    csv: Annotated[Path | None, typer.Option(help="CSV path (default COURSE/reports/ASSIGNMENT/grades.csv).")] = None,
+    plot: Annotated[Path | None, typer.Option(help="Calibration plot (default .../calibration.png).")] = None,
+    student: Annotated[str | None, typer.Option(help="Show one student's reasons instead.")] = None,
+) -> None:
+    """Summarize graded records: a class table, a CSV for the LMS, a calibration plot (predicted vs reference)."""
+    c = course_at(course)
+    records = RecordStore(c.records).all(assignment)
+    if not records:
+        console.print(f"no records for {assignment} under {c.records}; run `autograder grade {assignment}` first")
+        raise typer.Exit(1)
+    if student:
+        r = next((r for r in records if r.student == student), None)
+        if r is None:
+            console.print(f"no record for {student}")
+            raise typer.Exit(1)
+        console.print(f"[bold]{r.student}[/]: {r.total:g}/{r.max_total:g} (auto {r.total:g}; explanations manual)")
+        for p in r.predictions:
+            console.print(f"  {p.points:g}/{p.max_points:g}  {p.quantity}: {p.reason}")
+        for e in r.explanations:
+            console.print(f"  {e.grade_id}: {e.comment}")
+        return
+    _print_summary(records)
+    out = c.root / "reports" / assignment
+    console.print(f"CSV: {write_csv(records, csv or out / 'grades.csv')}")
+    console.print(f"calibration plot: {plot_calibration(records, plot or out / 'calibration.png')}")
