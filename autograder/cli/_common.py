@@ -29,7 +29,7 @@ def friendly_errors(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except AutograderError as exc:
-            err_console.print(f"[bold red]error:[/] {exc}")
+            err_console.print(f"[bold red]error:[/] {exc}", soft_wrap=True, highlight=False)
             raise typer.Exit(2) from None
 
     return wrapper  # type: ignore[return-value]

@@ -1,0 +1,65 @@
+"""Shared fixtures: the real lesson spec, the committed H200 reference, real course folders."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+# Compiled inductor kernels are cached between tests (and kernels started by them): each case still
+# compiles fresh through dynamo; only the C++ build of identical generated code is reused.
+os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(REPO / ".cache" / "inductor"))
+BIN = str(Path(sys.executable).parent)
+os.environ["PATH"] = BIN + os.pathsep + os.environ.get("PATH", "")
+
+
+@pytest.fixture(scope="session")
+def repo() -> Path:
+    return REPO
+
+
+@pytest.fixture(scope="session")
+def spec():
+    from autograder.spec import load_spec
+
+    return load_spec(REPO / "source" / "04_fusion")
+
+
+@pytest.fixture(scope="session")
+def h200():
+    from autograder.bench.store import ReferenceStore
+
+    return ReferenceStore(REPO / "references").load("04_fusion", "nvidia-h200")
+
+
+@pytest.fixture(scope="session")
+def release_nb_path() -> Path:
+    return REPO / "release" / "04_fusion" / "04_fusion.ipynb"
+
+
+def make_course(dest: Path) -> Path:
+    """A fresh course: config, source, references, and a gradebook made by nbgrader generate_assignment."""
+    dest.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(REPO / "nbgrader_config.py", dest)
+    shutil.copytree(REPO / "source", dest / "source")
+    shutil.copytree(REPO / "references", dest / "references")
+    subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", "04_fusion", "--force"], cwd=dest,
+                   check=True, capture_output=True)
+    return dest
+
+
+@pytest.fixture(scope="session")
+def course_template(tmp_path_factory) -> Path:
+    return make_course(tmp_path_factory.mktemp("course_template"))
+
+
+@pytest.fixture()
+def course(course_template, tmp_path) -> Path:
+    dest = tmp_path / "course"
+    shutil.copytree(course_template, dest)
+    return dest

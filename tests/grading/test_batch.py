@@ -1,0 +1,81 @@
+import pytest
+from nbgrader.api import Gradebook, MissingEntry
+
+from autograder.bench.store import ReferenceStore
+from autograder.course import Course
+from autograder.errors import ReferenceNotFoundError
+from autograder.grading.batch import grade_class
+from autograder.grading.policy import GradingPolicy
+from autograder.grading.records_store import RecordStore
+from autograder.sample.generate import generate_class
+
+
+def _setup(course_path, n=24):
+    c = Course.at(course_path)
+    spec = c.spec("04_fusion")
+    ref = ReferenceStore(c.references).load("04_fusion", "nvidia-h200")
+    ids = generate_class(c.root, spec, ref, c.root / "release/04_fusion/04_fusion.ipynb", n, seed=3)
+    return c, ids
+
+
+def _auto_scores(course_path):
+    """(student, cell, auto_score, needs_manual_grade) rows, read through nbgrader's own Gradebook API."""
+    rows = []
+    with Gradebook(f"sqlite:///{course_path / 'gradebook.db'}") as gb:
+        for s in gb.students:
+            try:
+                nb = gb.find_submission_notebook("04_fusion", "04_fusion", s.id)
+            except MissingEntry:
+                continue
+            rows += [(s.id, g.name, g.auto_score, g.needs_manual_grade) for g in nb.grades]
+    return sorted(rows, key=lambda r: (r[0], r[1]))
+
+
+def test_batch_grades_a_class_and_writes_the_gradebook(course):
+    c, ids = _setup(course)
+    result = grade_class(c, "04_fusion", GradingPolicy(), workers=2)
+    assert sorted(result.graded) == sorted(ids) and not result.failed
+    records = RecordStore(c.records).all("04_fusion")
+    assert len(records) == len(ids)
+    rows = _auto_scores(course)
+    assert len({r[0] for r in rows}) == len(ids)
+    by = {(r[0], r[1]): r for r in rows}
+    for rec in records:
+        for p in rec.predictions:
+            assert by[(rec.student, p.grade_id)][2] == pytest.approx(p.points)
+        for e in rec.explanations:
+            assert by[(rec.student, e.grade_id)][3] == (e.grade_id not in rec.unanswered)
+    blank = [r for r in records if "blank" in r.student]
+    assert all(r.total == 0 for r in blank)
+    forger = [r for r in records if "forger" in r.student]
+    assert all(r.chain.status == "forged" and r.total == 0 for r in forger)
+
+
+def test_rerun_skips_graded_and_regrades_changed_notebooks(course):
+    c, ids = _setup(course, n=6)
+    grade_class(c, "04_fusion", GradingPolicy(), workers=1)
+    before = _auto_scores(course)
+    again = grade_class(c, "04_fusion", GradingPolicy(), workers=1)
+    assert sorted(again.skipped) == sorted(ids) and not again.graded
+    assert _auto_scores(course) == before  # idempotent: no duplicate rows
+    nb = c.submitted / ids[0] / "04_fusion" / "04_fusion.ipynb"
+    nb.write_bytes(nb.read_bytes().replace(b'"cells"', b'"cells" ', 1))
+    third = grade_class(c, "04_fusion", GradingPolicy(), workers=1)
+    assert third.graded == [ids[0]]
+
+
+def test_missing_reference_is_a_clear_error(course):
+    c, _ = _setup(course, n=2)
+    with pytest.raises(ReferenceNotFoundError, match="run `autograder bench 04_fusion`"):
+        grade_class(c, "04_fusion", GradingPolicy(device_of_record="tesla-t4"))
+
+
+def test_student_gpu_reference_is_used_when_it_exists(course, h200):
+    c, ids = _setup(course, n=3)
+    t4 = h200.model_copy(update={"device": h200.device.model_copy(update={"key": "tesla-t4", "name": "Tesla T4"})})
+    ReferenceStore(c.references).save(t4)
+    # the synthetic students measured on the H200: they are graded on it, and the record says so
+    grade_class(c, "04_fusion", GradingPolicy(device_of_record="tesla-t4"), workers=1)
+    rec = RecordStore(c.records).load("04_fusion", ids[0])
+    assert rec.device_of_record == "nvidia-h200"
+    assert "graded against your own GPU model, NVIDIA H200" in rec.predictions[0].reason

@@ -1,0 +1,56 @@
+"""The lesson API outside Jupyter (it prints instead of displaying); measurements are real, on the CPU."""
+
+import shutil
+
+import pytest
+
+from autograder.errors import PredictionError
+from autograder.lesson import Lesson
+
+
+@pytest.fixture()
+def lesson_dir(tmp_path, repo):
+    shutil.copy2(repo / "source/04_fusion/lesson.toml", tmp_path)
+    return tmp_path
+
+
+def test_predict_refuses_what_cannot_be_graded(lesson_dir, capsys):
+    L = Lesson.load(lesson_dir)
+    for bad in ("about 3x", float("nan"), -1.0, 0.0):
+        with pytest.raises(PredictionError, match="not committed"):
+            L.predict("gpu_speedup@fp16,2^24", bad, because="x")
+    with pytest.raises(PredictionError, match="because"):
+        L.predict("gpu_speedup@fp16,2^24", 3.0)
+    with pytest.raises(PredictionError, match="higher, lower, same"):
+        L.predict("fp32_vs_fp16@2^24", "faster", because="x")
+    L.predict("gpu_speedup@fp16,2^24", None)
+    assert "no prediction yet" in capsys.readouterr().out
+    assert len(L.chain) == 1  # nothing committed
+
+
+def test_commit_resume_and_revision(lesson_dir, capsys):
+    L = Lesson.load(lesson_dir)
+    L.predict("wall_speedup@fp16,2^12", 0.8, because="dispatch-bound at 8 KB")
+    L.predict("wall_speedup@fp16,2^12", 0.8, because="dispatch-bound at 8 KB")  # re-run: nothing new
+    assert len(L.chain) == 2
+    # a kernel restart resumes the chain from the sidecar
+    L2 = Lesson.load(lesson_dir)
+    assert [e.hash for e in L2.chain] == [e.hash for e in L.chain]
+    L2._measurements[("float16", 12)] = []  # measure() is exercised in test_measure_on_cpu
+    L2._append("measurement", "wall_speedup@fp16,2^12", 0.5, meta={"device_key": "cpu"})
+    capsys.readouterr()
+    L2.predict("wall_speedup@fp16,2^12", 0.5, because="saw it")
+    assert "revised_after_measurement" in capsys.readouterr().out
+    L2.status()
+    assert "revised" in capsys.readouterr().out
+
+
+def test_measure_on_cpu_records_both_methods(lesson_dir, capsys):
+    L = Lesson.load(lesson_dir)
+    L.predict("wall_speedup@fp16,2^12", 0.8, because="dispatch-bound")
+    L.measure("float16", 12)
+    out = capsys.readouterr().out
+    assert "wall_per_call" in out and "gpu_time" in out and "traffic model: eager 4 launches" in out
+    kinds = [(e.kind, e.quantity) for e in L.chain]
+    assert ("measurement", "wall_speedup@fp16,2^12") in kinds
+    assert L.grade("wall_speedup@fp16,2^12") is None  # a preview for the student, not points

@@ -1,0 +1,53 @@
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from autograder.cli import app
+
+runner = CliRunner()
+COMMANDS = ["bench", "plot", "check", "grade", "report", "sample", "demo"]
+
+
+@pytest.mark.parametrize("cmd", COMMANDS)
+def test_every_subcommand_has_help(cmd):
+    r = runner.invoke(app, [cmd, "--help"])
+    assert r.exit_code == 0 and "Usage" in r.output
+
+
+def test_top_level_help_lists_commands():
+    r = subprocess.run([sys.executable, "-m", "autograder", "--help"], capture_output=True, text=True, check=True)
+    for cmd in COMMANDS:
+        assert cmd in r.stdout
+
+
+def test_errors_are_one_line_not_a_traceback(tmp_path):
+    r = runner.invoke(app, ["grade", "04_fusion", "--course", str(tmp_path)])
+    assert r.exit_code == 2 and "no lesson.toml" in r.output and "Traceback" not in r.output
+    r = runner.invoke(app, ["check", str(tmp_path / "missing.ipynb")])
+    assert r.exit_code == 2 and "no such file" in r.output
+
+
+def test_check_on_blank_release_and_on_a_sample(course):
+    r = runner.invoke(app, ["check", str(course / "release/04_fusion/04_fusion.ipynb")])
+    assert r.exit_code == 1 and "0/4 predictions committed" in r.output
+    runner.invoke(app, ["sample", "04_fusion", "--course", str(course), "--students", "3"], catch_exceptions=False)
+    nb = next((course / "submitted").glob("*careful*/04_fusion/04_fusion.ipynb"), None) or \
+        next((course / "submitted").glob("*/04_fusion/04_fusion.ipynb"))
+    r = runner.invoke(app, ["check", str(nb), "--lesson", str(course / "source/04_fusion")])
+    assert "predictions committed" in r.output
+
+
+def test_grade_and_report(course):
+    runner.invoke(app, ["sample", "04_fusion", "--course", str(course), "--students", "8"], catch_exceptions=False)
+    r = runner.invoke(app, ["grade", "04_fusion", "--course", str(course), "--workers", "1"], catch_exceptions=False)
+    assert r.exit_code == 0 and "graded 8" in r.output
+    r = runner.invoke(app, ["report", "04_fusion", "--course", str(course)], catch_exceptions=False)
+    assert r.exit_code == 0
+    csv_text = (course / "reports/04_fusion/grades.csv").read_text()
+    assert csv_text.count("\n") == 9
+    assert (course / "reports/04_fusion/calibration.png").stat().st_size > 10_000
+    student = csv_text.splitlines()[1].split(",")[0]
+    r = runner.invoke(app, ["report", "04_fusion", "--course", str(course), "--student", student])
+    assert "reference measured" in r.output or "no committed prediction" in r.output

@@ -1,0 +1,92 @@
+from datetime import datetime, timedelta, timezone
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from autograder.ledger import append, committed_predictions, entry_hash, genesis, verify_chains
+
+T0 = datetime(2026, 11, 1, tzinfo=timezone.utc)
+
+
+def _chain(*steps):
+    chain = [genesis("04_fusion", "n" * 32, T0)]
+    for i, (kind, q, v) in enumerate(steps, 1):
+        chain.append(append(chain, kind, q, v, T0 + timedelta(minutes=i), "because" if kind == "prediction" else None))
+    return chain
+
+
+def _dump(chain):
+    return [e.model_dump(mode="json") for e in chain]
+
+
+def test_valid_chain_verifies_and_prefix_copies_are_consistent():
+    chain = _chain(("prediction", "q", 3.0), ("measurement", "q", 3.9))
+    verdict, got = verify_chains([_dump(chain[:2]), _dump(chain)])
+    assert verdict.status == "ok" and verdict.entries == 3 and got == chain
+    assert verdict.genesis == chain[0].hash
+
+
+def test_edited_value_is_forged():
+    raw = _dump(_chain(("prediction", "q", 3.0)))
+    raw[1]["value"] = 4.0
+    verdict, chain = verify_chains([raw])
+    assert verdict.status == "forged" and "edited" in verdict.reasons[0]
+    assert chain  # still returned: the policy decides what it costs
+
+
+def test_removed_entry_breaks_the_chain():
+    raw = _dump(_chain(("prediction", "q", 3.0), ("measurement", "q", 3.9)))
+    del raw[1]
+    verdict, _ = verify_chains([raw])
+    assert verdict.status == "broken" and "removed or reordered" in verdict.reasons[0]
+
+
+def test_mixed_chains_are_inconsistent():
+    a = _dump(_chain(("prediction", "q", 3.0)))
+    b = _dump([genesis("04_fusion", "m" * 32, T0)])
+    verdict, _ = verify_chains([a, b])
+    assert verdict.status == "inconsistent"
+
+
+def test_no_ledger_is_missing():
+    assert verify_chains([])[0].status == "missing"
+
+
+def test_revision_after_measurement_is_marked_but_rerun_is_not():
+    rerun = _chain(("prediction", "q", 3.0), ("measurement", "q", 3.9), ("prediction", "q", 3.0))
+    assert not committed_predictions(rerun)["q"].revised_after_measurement
+    revised = _chain(("prediction", "q", 3.0), ("measurement", "q", 3.9), ("prediction", "q", 3.9))
+    p = committed_predictions(revised)["q"]
+    assert p.revised_after_measurement and p.value == 3.9 and p.revisions == 1
+    late = _chain(("measurement", "q", 3.9), ("prediction", "q", 3.9))
+    assert committed_predictions(late)["q"].revised_after_measurement
+
+
+def test_hash_covers_every_field():
+    e = _chain(("prediction", "q", 3.0))[1]
+    assert entry_hash(e) == e.hash
+    assert entry_hash(e.model_copy(update={"because": "other"})) != e.hash
+
+
+json_values = st.recursive(st.none() | st.booleans() | st.floats() | st.integers() | st.text(max_size=20),
+                           lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
+                                                                                       max_size=4), max_leaves=20)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(json_values, max_size=4))
+def test_verifier_never_raises_on_arbitrary_json(copies):
+    verdict, _ = verify_chains(copies)
+    assert verdict.status in {"ok", "missing", "broken", "forged", "inconsistent"}
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(min_value=0, max_value=3), st.sampled_from(["seq", "prev", "value", "kind", "at", "quantity"]),
+       json_values)
+def test_any_single_field_edit_is_detected(idx, field, new):
+    raw = _dump(_chain(("prediction", "q", 3.0), ("measurement", "q", 3.9), ("prediction", "r", 1.0)))
+    if raw[idx].get(field) == new:
+        return
+    raw[idx][field] = new
+    verdict, _ = verify_chains([raw])
+    assert verdict.status != "ok"
