@@ -10,12 +10,12 @@ from __future__ import annotations
 
 __all__ = [
     "AutograderError",
-    "LessonSpecError",
-    "ReferenceNotFoundError",
-    "PredictionError",
-    "NotebookReadError",
-    "GradebookError",
     "BenchmarkError",
+    "GradebookError",
+    "LessonSpecError",
+    "NotebookReadError",
+    "PredictionError",
+    "ReferenceNotFoundError",
 ]
 
 

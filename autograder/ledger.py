@@ -18,8 +18,15 @@ from pydantic import ValidationError
 
 from .records import ChainVerdict, LedgerEntry, Prediction
 
-__all__ = ["GENESIS_PREV", "entry_hash", "genesis", "append", "verify_chains", "committed_predictions",
-           "measured_values"]
+__all__ = [
+    "GENESIS_PREV",
+    "append",
+    "committed_predictions",
+    "entry_hash",
+    "genesis",
+    "measured_values",
+    "verify_chains",
+]
 
 GENESIS_PREV = "0" * 64
 
@@ -45,14 +52,29 @@ def genesis(lesson_id: str, nonce: str, at: datetime) -> LedgerEntry:
     return _make(seq=0, kind="genesis", at=at, meta={"lesson": lesson_id, "nonce": nonce}, prev=GENESIS_PREV)
 
 
-def append(chain: Sequence[LedgerEntry], kind: str, quantity: str, value: float | str, at: datetime,
-           because: str | None = None, meta: dict[str, str] | None = None) -> LedgerEntry:
+def append(
+    chain: Sequence[LedgerEntry],
+    kind: str,
+    quantity: str,
+    value: float | str,
+    at: datetime,
+    because: str | None = None,
+    meta: dict[str, str] | None = None,
+) -> LedgerEntry:
     """The next link after ``chain[-1]`` (the chain itself is not modified)."""
     if not chain:
         raise ValueError("append needs a chain that starts with a genesis entry")
     last = chain[-1]
-    return _make(seq=last.seq + 1, kind=kind, quantity=quantity, value=value, because=because, at=at,
-                 meta=meta or {}, prev=last.hash)
+    return _make(
+        seq=last.seq + 1,
+        kind=kind,
+        quantity=quantity,
+        value=value,
+        because=because,
+        at=at,
+        meta=meta or {},
+        prev=last.hash,
+    )
 
 
 def _parse(raw: Any) -> tuple[list[LedgerEntry] | None, str | None]:
@@ -103,14 +125,18 @@ def verify_chains(copies: Iterable[Any]) -> tuple[ChainVerdict, list[LedgerEntry
     forged = [e.seq for e in longest if entry_hash(e) != e.hash]
     if forged:
         return ChainVerdict(
-            status="forged", entries=len(longest), genesis=longest[0].hash,
+            status="forged",
+            entries=len(longest),
+            genesis=longest[0].hash,
             reasons=[f"entry {forged[0]} was edited after it was committed (its hash does not match)"],
         ), longest
     hashes = [e.hash for e in longest]
     for other in parsed:
         if [e.hash for e in other] != hashes[: len(other)]:
             return ChainVerdict(
-                status="inconsistent", entries=len(longest), genesis=longest[0].hash,
+                status="inconsistent",
+                entries=len(longest),
+                genesis=longest[0].hash,
                 reasons=["two ledger outputs disagree: outputs from different runs or notebooks were mixed"],
             ), longest
     return ChainVerdict(status="ok", entries=len(longest), genesis=longest[0].hash), longest
@@ -143,8 +169,15 @@ def committed_predictions(chain: Sequence[LedgerEntry]) -> dict[str, Prediction]
     out: dict[str, Prediction] = {}
     for q, e in latest.items():
         assert e.value is not None
-        out[q] = Prediction(quantity=q, value=e.value, because=e.because or "", at=e.at, seq=e.seq,
-                            revisions=counts[q] - 1, revised_after_measurement=q in revised)
+        out[q] = Prediction(
+            quantity=q,
+            value=e.value,
+            because=e.because or "",
+            at=e.at,
+            seq=e.seq,
+            revisions=counts[q] - 1,
+            revised_after_measurement=q in revised,
+        )
     return out
 
 

@@ -18,7 +18,7 @@ from .errors import LessonSpecError
 from .records import Case, DType, Quantity
 from .records._base import Record
 
-__all__ = ["ChainOp", "Sweep", "ExplanationSpec", "LessonSpec", "load_spec", "SPEC_FILENAME"]
+__all__ = ["SPEC_FILENAME", "ChainOp", "ExplanationSpec", "LessonSpec", "Sweep", "load_spec"]
 
 SPEC_FILENAME = "lesson.toml"
 

@@ -20,9 +20,9 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from autograder.bench.chain import compile_fresh, make_chain  # noqa: E402
-from autograder.records import ReferenceRun  # noqa: E402
-from autograder.spec import load_spec  # noqa: E402
+from autograder.bench.chain import compile_fresh, make_chain
+from autograder.records import ReferenceRun
+from autograder.spec import load_spec
 
 
 def main() -> None:
@@ -44,9 +44,12 @@ def main() -> None:
         fns = {"eager": make_chain(spec.chain), "compiled": compile_fresh(spec.chain)}
         fns["compiled"](x)
         for variant, fn in fns.items():
-            ours = {m.method: m for m in run.measurements
-                    if m.case.dtype == dtype and m.case.log2_n == k and m.case.variant == variant}
-            db = triton.testing.do_bench(lambda fn=fn: fn(x), warmup=25, rep=200, return_mode="median")
+            ours = {
+                m.method: m
+                for m in run.measurements
+                if m.case.dtype == dtype and m.case.log2_n == k and m.case.variant == variant
+            }
+            db = triton.testing.do_bench(lambda fn=fn, x=x: fn(x), warmup=25, rep=200, return_mode="median")
             t = Timer(stmt="fn(x)", globals={"fn": fn, "x": x}).blocked_autorange(min_run_time=0.3)
             row = {
                 "case": f"{variant}/{dtype}/2^{k}",
@@ -62,12 +65,15 @@ def main() -> None:
             rows.append(row)
         del x, fns
         torch.cuda.empty_cache()
-    hdr = f"{'case':24} {'gpu_time':>9} {'kernel':>9} {'wall/call':>9} {'do_bench':>9} {'Timer':>9} {'gt/db':>6} {'gt/T':>6}"
+    cols = ("gpu_time", "kernel", "wall/call", "do_bench", "Timer")
+    hdr = f"{'case':24} " + " ".join(f"{c:>9}" for c in cols) + f" {'gt/db':>6} {'gt/T':>6}"
     print(hdr)
     for r in rows:
-        print(f"{r['case']:24} {r['ours_gpu_time_ms']:9.4f} {r['ours_profiler_kernel_ms'] or 0:9.4f} "
-              f"{r['ours_wall_per_call_ms']:9.4f} {r['do_bench_ms']:9.4f} {r['timer_ms']:9.4f} "
-              f"{r['gpu_time_vs_do_bench']:6.2f} {r['gpu_time_vs_timer']:6.2f}")
+        print(
+            f"{r['case']:24} {r['ours_gpu_time_ms']:9.4f} {r['ours_profiler_kernel_ms'] or 0:9.4f} "
+            f"{r['ours_wall_per_call_ms']:9.4f} {r['do_bench_ms']:9.4f} {r['timer_ms']:9.4f} "
+            f"{r['gpu_time_vs_do_bench']:6.2f} {r['gpu_time_vs_timer']:6.2f}"
+        )
     if args.out:
         args.out.write_text(json.dumps({"device": run.device.model_dump(mode="json"), "rows": rows}, indent=1))
 

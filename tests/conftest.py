@@ -48,8 +48,12 @@ def make_course(dest: Path) -> Path:
     shutil.copy2(REPO / "nbgrader_config.py", dest)
     shutil.copytree(REPO / "source", dest / "source")
     shutil.copytree(REPO / "references", dest / "references")
-    subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", "04_fusion", "--force"], cwd=dest,
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "nbgrader", "generate_assignment", "04_fusion", "--force"],
+        cwd=dest,
+        check=True,
+        capture_output=True,
+    )
     return dest
 
 

@@ -33,8 +33,9 @@ def test_check_on_blank_release_and_on_a_sample(course):
     r = runner.invoke(app, ["check", str(course / "release/04_fusion/04_fusion.ipynb")])
     assert r.exit_code == 1 and "0/4 predictions committed" in r.output
     runner.invoke(app, ["sample", "04_fusion", "--course", str(course), "--students", "3"], catch_exceptions=False)
-    nb = next((course / "submitted").glob("*careful*/04_fusion/04_fusion.ipynb"), None) or \
-        next((course / "submitted").glob("*/04_fusion/04_fusion.ipynb"))
+    nb = next((course / "submitted").glob("*careful*/04_fusion/04_fusion.ipynb"), None) or next(
+        (course / "submitted").glob("*/04_fusion/04_fusion.ipynb")
+    )
     r = runner.invoke(app, ["check", str(nb), "--lesson", str(course / "source/04_fusion")])
     assert "predictions committed" in r.output
 

@@ -68,9 +68,11 @@ def test_hash_covers_every_field():
     assert entry_hash(e.model_copy(update={"because": "other"})) != e.hash
 
 
-json_values = st.recursive(st.none() | st.booleans() | st.floats() | st.integers() | st.text(max_size=20),
-                           lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
-                                                                                       max_size=4), max_leaves=20)
+json_values = st.recursive(
+    st.none() | st.booleans() | st.floats() | st.integers() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=20,
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -81,8 +83,11 @@ def test_verifier_never_raises_on_arbitrary_json(copies):
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.integers(min_value=0, max_value=3), st.sampled_from(["seq", "prev", "value", "kind", "at", "quantity"]),
-       json_values)
+@given(
+    st.integers(min_value=0, max_value=3),
+    st.sampled_from(["seq", "prev", "value", "kind", "at", "quantity"]),
+    json_values,
+)
 def test_any_single_field_edit_is_detected(idx, field, new):
     raw = _dump(_chain(("prediction", "q", 3.0), ("measurement", "q", 3.9), ("prediction", "r", 1.0)))
     if raw[idx].get(field) == new:

@@ -14,13 +14,18 @@ def _cells(path):
 def test_release_matches_a_fresh_generate_assignment(repo, tmp_path):
     shutil.copy2(repo / "nbgrader_config.py", tmp_path)
     shutil.copytree(repo / "source", tmp_path / "source")
-    subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", "04_fusion", "--force"], cwd=tmp_path,
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "nbgrader", "generate_assignment", "04_fusion", "--force"],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+    )
     fresh = tmp_path / "release/04_fusion"
     committed = repo / "release/04_fusion"
     assert sorted(p.name for p in fresh.iterdir()) == sorted(p.name for p in committed.iterdir())
     assert _cells(fresh / "04_fusion.ipynb") == _cells(committed / "04_fusion.ipynb"), (
-        "release/ is stale: run `nbgrader generate_assignment 04_fusion --force` and commit it")
+        "release/ is stale: run `nbgrader generate_assignment 04_fusion --force` and commit it"
+    )
     assert (fresh / "lesson.toml").read_text() == (committed / "lesson.toml").read_text()
 
 

@@ -32,7 +32,8 @@ def test_missing_and_malformed_specs(tmp_path):
 
 def test_grade_ids_must_match_quantities(tmp_path, repo):
     text = (repo / "source/04_fusion/lesson.toml").read_text(encoding="utf-8")
-    (tmp_path / "lesson.toml").write_text(text.replace('"fp32_vs_fp16@2^24" = "grade_fp32_direction"', ""),
-                                          encoding="utf-8")
+    (tmp_path / "lesson.toml").write_text(
+        text.replace('"fp32_vs_fp16@2^24" = "grade_fp32_direction"', ""), encoding="utf-8"
+    )
     with pytest.raises(LessonSpecError, match="without a grade_id"):
         load_spec(tmp_path)

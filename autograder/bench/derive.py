@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from ..records import Case, Measurement, Method, Quantity, QuantityValue
 
-__all__ = ["speedup", "quantity_value", "direction_of"]
+__all__ = ["direction_of", "quantity_value", "speedup"]
 
 
 def _find(ms: Iterable[Measurement], case: Case, method: Method) -> Measurement | None:
@@ -43,13 +43,20 @@ def quantity_value(q: Quantity, ms: list[Measurement], device: str) -> QuantityV
     if main is None:
         return None
     if q.kind == "speedup":
-        return QuantityValue(quantity=q.id, value=round(main[0], 4), ratio=main[0], log_spread=main[1],
-                             method=q.method, device=device)
+        return QuantityValue(
+            quantity=q.id, value=round(main[0], 4), ratio=main[0], log_spread=main[1], method=q.method, device=device
+        )
     assert q.baseline_dtype is not None
     base = speedup(ms, q.baseline_dtype, q.log2_n, q.method)
     if base is None:
         return None
     ratio = main[0] / base[0]
     spread = main[1] + base[1]
-    return QuantityValue(quantity=q.id, value=direction_of(math.log(ratio), q.tolerance.dead_band, spread),
-                         ratio=ratio, log_spread=spread, method=q.method, device=device)
+    return QuantityValue(
+        quantity=q.id,
+        value=direction_of(math.log(ratio), q.tolerance.dead_band, spread),
+        ratio=ratio,
+        log_spread=spread,
+        method=q.method,
+        device=device,
+    )

@@ -13,7 +13,7 @@ import torch
 
 from ..records import DeviceFingerprint, summarize
 
-__all__ = ["device_key", "copy_bandwidth", "fingerprint", "pick_device"]
+__all__ = ["copy_bandwidth", "device_key", "fingerprint", "pick_device"]
 
 
 def pick_device(requested: str | None = None) -> torch.device:
@@ -47,8 +47,13 @@ def _driver() -> str | None:
     if not exe:
         return None
     try:
-        out = subprocess.run([exe, "--query-gpu=driver_version", "--format=csv,noheader"],
-                             capture_output=True, text=True, timeout=20, check=False)
+        out = subprocess.run(
+            [exe, "--query-gpu=driver_version", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=False,
+        )
         return out.stdout.strip().splitlines()[0] if out.stdout.strip() else None
     except (OSError, subprocess.SubprocessError):
         return None
@@ -88,23 +93,38 @@ def copy_bandwidth(device: torch.device, nbytes: int | None = None, reps: int = 
 def fingerprint(device: torch.device) -> DeviceFingerprint:
     gbps, nbytes = copy_bandwidth(device)
     try:
-        import triton  # noqa: PLC0415 - optional, present with CUDA builds
+        import triton
 
         triton_version: str | None = triton.__version__
     except ImportError:
         triton_version = None
-    common = dict(torch=torch.__version__, triton=triton_version, python=platform.python_version(),
-                  copy_gbps=round(gbps, 2), copy_bytes=nbytes)
+    common = dict(
+        torch=torch.__version__,
+        triton=triton_version,
+        python=platform.python_version(),
+        copy_gbps=round(gbps, 2),
+        copy_bytes=nbytes,
+    )
     if device.type == "cuda":
         p = torch.cuda.get_device_properties(device)
         return DeviceFingerprint(
-            kind="cuda", key=device_key(p.name, "cuda"), name=p.name, sm_count=p.multi_processor_count,
-            l2_bytes=int(getattr(p, "L2_cache_size", 0)) or None, memory_bytes=p.total_memory,
-            driver=_driver(), cuda=torch.version.cuda, **common,  # type: ignore[arg-type]
+            kind="cuda",
+            key=device_key(p.name, "cuda"),
+            name=p.name,
+            sm_count=p.multi_processor_count,
+            l2_bytes=int(getattr(p, "L2_cache_size", 0)) or None,
+            memory_bytes=p.total_memory,
+            driver=_driver(),
+            cuda=torch.version.cuda,
+            **common,  # type: ignore[arg-type]
         )
     model = _cpu_model()
     return DeviceFingerprint(
-        kind="cpu", key="cpu", name=model, cpu_model=model, cpu_cores=os.cpu_count(),
+        kind="cpu",
+        key="cpu",
+        name=model,
+        cpu_model=model,
+        cpu_cores=os.cpu_count(),
         memory_bytes=os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"),
         **common,  # type: ignore[arg-type]
     )

@@ -20,7 +20,7 @@ from .chain import compile_fresh, make_chain
 from .launches import profile_kernels
 from .timing import L2Flusher, TimingPolicy, gpu_time, wall_per_call
 
-__all__ = ["Harness", "METHODS"]
+__all__ = ["METHODS", "Harness"]
 
 METHODS: tuple[Method, ...] = ("wall_per_call", "gpu_time")
 
@@ -46,8 +46,9 @@ class Harness:
             return need < 0.6 * free
         return need < 2 << 30
 
-    def measure_pair(self, ops: Sequence[ChainOp], dtype: DType, log2_n: int,
-                     methods: Sequence[Method] = METHODS) -> list[Measurement]:
+    def measure_pair(
+        self, ops: Sequence[ChainOp], dtype: DType, log2_n: int, methods: Sequence[Method] = METHODS
+    ) -> list[Measurement]:
         torch_dtype = getattr(torch, dtype)
         x = torch.randn(1 << log2_n, device=self.device, dtype=torch_dtype)
         eager = make_chain(ops)
@@ -65,18 +66,30 @@ class Harness:
             for method in methods:
                 if method == "wall_per_call":
                     samples = wall_per_call(fn, x, self.policy, self.flusher, t.working_set)
-                    k, l2 = 1, ("flushed before each call" if self.flusher.needed(t.working_set)
-                                else "not flushed (working set exceeds L2)")
+                    k, l2 = (
+                        1,
+                        (
+                            "flushed before each call"
+                            if self.flusher.needed(t.working_set)
+                            else "not flushed (working set exceeds L2)"
+                        ),
+                    )
                 else:
                     samples, k, l2 = gpu_time(fn, x, self.policy, self.l2_bytes, t.working_set)
-                out.append(Measurement(
-                    case=case, method=method, samples_ms=[round(s, 6) for s in samples],
-                    calls_per_sample=k, stats=summarize(samples), bytes_moved=t.bytes_moved,
-                    launches=prof[0] if prof else t.launches,
-                    launches_source="profiler" if prof else "model",
-                    profiler_kernel_ms=round(prof[1], 6) if prof else None,
-                    l2_policy=l2,
-                ))
+                out.append(
+                    Measurement(
+                        case=case,
+                        method=method,
+                        samples_ms=[round(s, 6) for s in samples],
+                        calls_per_sample=k,
+                        stats=summarize(samples),
+                        bytes_moved=t.bytes_moved,
+                        launches=prof[0] if prof else t.launches,
+                        launches_source="profiler" if prof else "model",
+                        profiler_kernel_ms=round(prof[1], 6) if prof else None,
+                        l2_policy=l2,
+                    )
+                )
         del x, eager, compiled
         gc.collect()
         if self.device.type == "cuda":

@@ -9,13 +9,14 @@ import torch
 __all__ = ["profile_kernels"]
 
 
-def profile_kernels(fn: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor,
-                    reps: int = 5) -> tuple[int, float] | None:
+def profile_kernels(
+    fn: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor, reps: int = 5
+) -> tuple[int, float] | None:
     """(kernels per call, summed kernel ms per call) on CUDA; None on CPU, where the model is used."""
     if x.device.type != "cuda":
         return None
-    from torch.autograd import DeviceType  # noqa: PLC0415
-    from torch.profiler import ProfilerActivity, profile  # noqa: PLC0415
+    from torch.autograd import DeviceType
+    from torch.profiler import ProfilerActivity, profile
 
     fn(x)
     torch.cuda.synchronize(x.device)
@@ -23,7 +24,10 @@ def profile_kernels(fn: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor,
         for _ in range(reps):
             fn(x)
         torch.cuda.synchronize(x.device)
-    kernels = [e for e in prof.events() if e.device_type == DeviceType.CUDA
-               and not e.name.lower().startswith(("memcpy", "memset"))]
+    kernels = [
+        e
+        for e in prof.events()
+        if e.device_type == DeviceType.CUDA and not e.name.lower().startswith(("memcpy", "memset"))
+    ]
     total_us = sum(e.time_range.elapsed_us() for e in kernels)
     return round(len(kernels) / reps), total_us / reps / 1e3

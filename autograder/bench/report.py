@@ -8,7 +8,7 @@ from rich.table import Table
 
 from ..records import ReferenceRun
 
-__all__ = ["reference_table", "quantity_table", "plot_sweep"]
+__all__ = ["plot_sweep", "quantity_table", "reference_table"]
 
 
 def reference_table(run: ReferenceRun) -> Table:
@@ -18,9 +18,15 @@ def reference_table(run: ReferenceRun) -> Table:
         t.add_column(col, justify="right" if col not in ("case", "method") else "left")
     for m in sorted(run.measurements, key=lambda m: (m.case.dtype, m.case.log2_n, m.method, m.case.variant)):
         t.add_row(
-            m.case.key, m.method, f"{m.stats.median:.4f}", f"{100 * m.stats.iqr_rel:.1f}", str(m.stats.n),
-            f"{m.launches} ({m.launches_source})", f"{m.bytes_moved / 1e6:,.1f} MB",
-            f"{m.achieved_gbps:,.0f}", f"{100 * m.achieved_gbps / fp.copy_gbps:.0f}",
+            m.case.key,
+            m.method,
+            f"{m.stats.median:.4f}",
+            f"{100 * m.stats.iqr_rel:.1f}",
+            str(m.stats.n),
+            f"{m.launches} ({m.launches_source})",
+            f"{m.bytes_moved / 1e6:,.1f} MB",
+            f"{m.achieved_gbps:,.0f}",
+            f"{100 * m.achieved_gbps / fp.copy_gbps:.0f}",
         )
     return t
 
@@ -37,28 +43,42 @@ def quantity_table(run: ReferenceRun) -> Table:
 
 def plot_sweep(run: ReferenceRun, path: str | Path) -> Path:
     """Time and achieved bandwidth vs size: both methods, eager vs compiled, with the copy roofline."""
-    import matplotlib  # noqa: PLC0415 - heavy import, only when plotting
+    import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # noqa: PLC0415
+    import matplotlib.pyplot as plt
 
     dtypes = sorted({m.case.dtype for m in run.measurements})
     fig, axes = plt.subplots(2, len(dtypes), figsize=(6 * len(dtypes), 8), squeeze=False)
-    style = {("eager", "wall_per_call"): ("tab:red", "--"), ("eager", "gpu_time"): ("tab:red", "-"),
-             ("compiled", "wall_per_call"): ("tab:blue", "--"), ("compiled", "gpu_time"): ("tab:blue", "-")}
+    style = {
+        ("eager", "wall_per_call"): ("tab:red", "--"),
+        ("eager", "gpu_time"): ("tab:red", "-"),
+        ("compiled", "wall_per_call"): ("tab:blue", "--"),
+        ("compiled", "gpu_time"): ("tab:blue", "-"),
+    }
     for col, dtype in enumerate(dtypes):
         top, bottom = axes[0][col], axes[1][col]
         for (variant, method), (color, ls) in style.items():
-            pts = sorted((m.case.log2_n, m) for m in run.measurements
-                         if m.case.dtype == dtype and m.case.variant == variant and m.method == method)
+            pts = sorted(
+                (m.case.log2_n, m)
+                for m in run.measurements
+                if m.case.dtype == dtype and m.case.variant == variant and m.method == method
+            )
             if not pts:
                 continue
             xs = [1 << k for k, _ in pts]
             label = f"{variant} · {method}"
-            top.errorbar(xs, [m.stats.median for _, m in pts],
-                         yerr=[[m.stats.median - m.stats.q1 for _, m in pts],
-                               [m.stats.q3 - m.stats.median for _, m in pts]],
-                         color=color, ls=ls, marker="o", ms=3, label=label, capsize=2)
+            top.errorbar(
+                xs,
+                [m.stats.median for _, m in pts],
+                yerr=[[m.stats.median - m.stats.q1 for _, m in pts], [m.stats.q3 - m.stats.median for _, m in pts]],
+                color=color,
+                ls=ls,
+                marker="o",
+                ms=3,
+                label=label,
+                capsize=2,
+            )
             bottom.plot(xs, [m.achieved_gbps for _, m in pts], color=color, ls=ls, marker="o", ms=3, label=label)
         bottom.axhline(run.device.copy_gbps, color="k", lw=1, ls=":", label="copy roofline")
         for ax in (top, bottom):

@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable
 from datetime import datetime, timezone
 from itertools import groupby
+from typing import Literal
 
 import torch
 
@@ -16,7 +17,7 @@ from .fingerprint import fingerprint, pick_device
 from .harness import Harness
 from .timing import TimingPolicy
 
-__all__ = ["run_reference", "Progress"]
+__all__ = ["Progress", "run_reference"]
 
 Progress = Callable[[int, int, str], None]
 
@@ -25,13 +26,17 @@ def _no_progress(done: int, total: int, what: str) -> None:
     return None
 
 
-def run_reference(spec: LessonSpec, device: str | torch.device | None = None,
-                  policy: TimingPolicy | None = None, progress: Progress = _no_progress,
-                  sizes: list[int] | None = None) -> ReferenceRun:
+def run_reference(
+    spec: LessonSpec,
+    device: str | torch.device | None = None,
+    policy: TimingPolicy | None = None,
+    progress: Progress = _no_progress,
+    sizes: list[int] | None = None,
+) -> ReferenceRun:
     """Fingerprint, roofline, then every (dtype, size) pair; sizes that don't fit are skipped and said."""
     t0 = time.perf_counter()
     dev = device if isinstance(device, torch.device) else pick_device(device)
-    kind = "cuda" if dev.type == "cuda" else "cpu"
+    kind: Literal["cuda", "cpu"] = "cuda" if dev.type == "cuda" else "cpu"
     if policy is None:
         policy = TimingPolicy() if kind == "cuda" else TimingPolicy.quick()
     progress(0, 1, "fingerprint + copy roofline")
@@ -57,7 +62,11 @@ def run_reference(spec: LessonSpec, device: str | torch.device | None = None,
         if v is not None:
             values[q.id] = v
     return ReferenceRun(
-        assignment=spec.id, device=fp, created_at=datetime.now(timezone.utc),
-        duration_s=round(time.perf_counter() - t0, 2), measurements=measurements, quantities=values,
+        assignment=spec.id,
+        device=fp,
+        created_at=datetime.now(timezone.utc),
+        duration_s=round(time.perf_counter() - t0, 2),
+        measurements=measurements,
+        quantities=values,
         sizes=swept,
     )

@@ -21,7 +21,7 @@ import torch
 
 from ..records import summarize
 
-__all__ = ["TimingPolicy", "L2Flusher", "sample_until_stable", "wall_per_call", "gpu_time"]
+__all__ = ["L2Flusher", "TimingPolicy", "gpu_time", "sample_until_stable", "wall_per_call"]
 
 Fn = Callable[[torch.Tensor], torch.Tensor]
 
@@ -40,8 +40,7 @@ class TimingPolicy:
     @classmethod
     def quick(cls) -> TimingPolicy:
         """For CI and notebooks on a CPU: fewer samples, shorter caps."""
-        return cls(warmup=2, min_samples=7, max_samples=60, target_iqr_rel=0.05, time_cap_s=0.6,
-                   max_graph_calls=16)
+        return cls(warmup=2, min_samples=7, max_samples=60, target_iqr_rel=0.05, time_cap_s=0.6, max_graph_calls=16)
 
 
 class L2Flusher:
@@ -77,8 +76,9 @@ def sample_until_stable(take: Callable[[], float], policy: TimingPolicy) -> list
             return samples
 
 
-def wall_per_call(fn: Fn, x: torch.Tensor, policy: TimingPolicy, flusher: L2Flusher | None = None,
-                  working_set: int = 0) -> list[float]:
+def wall_per_call(
+    fn: Fn, x: torch.Tensor, policy: TimingPolicy, flusher: L2Flusher | None = None, working_set: int = 0
+) -> list[float]:
     """ms per single call, dispatch included (flushing L2 before each when it would hold the data)."""
     device = x.device
     for _ in range(policy.warmup):
@@ -100,6 +100,7 @@ def wall_per_call(fn: Fn, x: torch.Tensor, policy: TimingPolicy, flusher: L2Flus
             end.synchronize()
             return float(start.elapsed_time(end))
     else:
+
         def take() -> float:
             t0 = time.perf_counter()
             fn(x)
@@ -112,8 +113,9 @@ def _calls_for(est_ms: float, policy: TimingPolicy) -> int:
     return max(2, min(policy.max_graph_calls, math.ceil(policy.graph_target_ms / max(est_ms, 1e-4))))
 
 
-def gpu_time(fn: Fn, x: torch.Tensor, policy: TimingPolicy, l2_bytes: int | None = None,
-             working_set: int = 0) -> tuple[list[float], int, str]:
+def gpu_time(
+    fn: Fn, x: torch.Tensor, policy: TimingPolicy, l2_bytes: int | None = None, working_set: int = 0
+) -> tuple[list[float], int, str]:
     """(ms-per-call samples, calls per sample, L2 policy in words) without CPU dispatch in the numbers."""
     device = x.device
     for _ in range(policy.warmup):
@@ -127,11 +129,13 @@ def gpu_time(fn: Fn, x: torch.Tensor, policy: TimingPolicy, l2_bytes: int | None
     k = _calls_for(est_ms, policy)
 
     if device.type != "cuda":
+
         def take_cpu() -> float:
             t = time.perf_counter()
             for _ in range(k):
                 fn(x)
             return (time.perf_counter() - t) * 1e3 / k
+
         return sample_until_stable(take_cpu, policy), k, "cpu: back-to-back calls (no host/device split)"
 
     l2 = l2_bytes or 0
@@ -162,8 +166,8 @@ def gpu_time(fn: Fn, x: torch.Tensor, policy: TimingPolicy, l2_bytes: int | None
         return float(start.elapsed_time(end)) / k
 
     samples = sample_until_stable(take, policy)
-    del graph
     span = nbuf * x.nbytes
-    words = (f"cuda graph of {k} calls over {nbuf} rotated input buffers ({span / 2**20:.0f} MiB"
-             f" vs L2 {l2 / 2**20:.0f} MiB)")
+    words = (
+        f"cuda graph of {k} calls over {nbuf} rotated input buffers ({span / 2**20:.0f} MiB vs L2 {l2 / 2**20:.0f} MiB)"
+    )
     return samples, k, words

@@ -34,8 +34,14 @@ def bench(
     c = course_at(course)
     spec = c.spec(assignment)
     size_list = [int(s) for s in sizes.split(",")] if sizes else None
-    with Progress(TextColumn("[bold]bench[/] {task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                  TimeElapsedColumn(), console=console, transient=False) as bar:
+    with Progress(
+        TextColumn("[bold]bench[/] {task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+    ) as bar:
         task = bar.add_task("starting", total=None)
 
         def progress(done: int, total: int, what: str) -> None:

@@ -63,9 +63,14 @@ def demo(
 
     _step(2, "release the assignment (nbgrader generate_assignment)")
     env_path = str(Path(sys.executable).parent)
-    proc = subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force"], cwd=dst,
-                          capture_output=True, text=True, env={**__import__("os").environ,
-                                                                "PATH": env_path + ":" + __import__("os").environ.get("PATH", "")})
+    proc = subprocess.run(
+        [sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force"],
+        cwd=dst,
+        check=False,
+        capture_output=True,
+        text=True,
+        env={**__import__("os").environ, "PATH": env_path + ":" + __import__("os").environ.get("PATH", "")},
+    )
     if proc.returncode != 0:
         raise AutograderError(f"nbgrader generate_assignment failed:\n{proc.stderr[-2000:]}")
     console.print(f"  release/{assignment}/{spec.notebook} and the gradebook are ready")
@@ -80,8 +85,10 @@ def demo(
     _step(4, f"grade them (fast batch; device of record: {policy.device_of_record})")
     t = time.perf_counter()
     result = grade_class(c, assignment, policy)
-    console.print(f"  graded {len(result.graded)} submissions in {time.perf_counter() - t:.1f} s "
-                  f"(records + gradebook), {len(result.failed)} failed")
+    console.print(
+        f"  graded {len(result.graded)} submissions in {time.perf_counter() - t:.1f} s "
+        f"(records + gradebook), {len(result.failed)} failed"
+    )
 
     _step(5, "report")
     records = RecordStore(c.records).all(assignment)
@@ -89,8 +96,8 @@ def demo(
         console.print(f"  {k:<40} {v}", highlight=False)
     example = next((r for r in records if "typical" in r.student), records[0])
     console.print(f"\n  what student {example.student} reads:")
-    for p in example.predictions:
-        console.print(f"    {p.points:g}/{p.max_points:g}  {p.reason}", highlight=False)
+    for g in example.predictions:
+        console.print(f"    {g.points:g}/{g.max_points:g}  {g.reason}", highlight=False)
     console.print(f"    {example.explanations[0].comment}", highlight=False)
     console.print(f"\n  CSV: {write_csv(records, dst / 'reports' / assignment / 'grades.csv')}")
     console.print(f"  calibration plot: {plot_calibration(records, dst / 'reports' / assignment / 'calibration.png')}")

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from ..config import LessonGrading, load_course_config
@@ -34,19 +34,23 @@ def grade(
     c = course_at(course)
     settings = LessonGrading(config=load_course_config(c.root))
     settings.course_root = str(c.root)
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=console) as bar:
-        tasks: dict[str, int] = {}
+    with Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
+    ) as bar:
+        tasks: dict[str, TaskID] = {}
 
         def progress(stage: str, done: int, total: int) -> None:
             if stage not in tasks:
                 tasks[stage] = bar.add_task(stage, total=total)
             bar.update(tasks[stage], completed=done, total=total)
 
-        result = grade_class(c, assignment, settings.policy(), workers or None, force, student or None, progress,
-                             gradebook)
-    console.print(f"graded {len(result.graded)}, unchanged {len(result.skipped)}, failed {len(result.failed)}; "
-                  f"records in {c.records / assignment}")
+        result = grade_class(
+            c, assignment, settings.policy(), workers or None, force, student or None, progress, gradebook
+        )
+    console.print(
+        f"graded {len(result.graded)}, unchanged {len(result.skipped)}, failed {len(result.failed)}; "
+        f"records in {c.records / assignment}"
+    )
     for s, why in result.failed.items():
         console.print(f"[red]failed[/] {s}: {why}")
     _print_summary(result.records)

@@ -19,8 +19,9 @@ def sample(
     course: CourseOpt = Path("."),
     students: Annotated[int, typer.Option(help="How many students.")] = 40,
     seed: Annotated[int, typer.Option(help="Random seed (same seed, same class).")] = 0,
-    device: Annotated[str | None, typer.Option(help="Reference the predictions scatter around "
-                                                    "(default: the device of record).")] = None,
+    device: Annotated[
+        str | None, typer.Option(help="Reference the predictions scatter around (default: the device of record).")
+    ] = None,
 ) -> None:
     """Write COURSE/submitted/<student>/ASSIGNMENT/ for N synthetic students (careful, typical, misconceived,
     adjectives-only, revising, late, blank and forging ones)."""

@@ -29,7 +29,7 @@ from .reader import read_notebook_bytes
 from .records_store import RecordStore
 from .references import ReferenceSet
 
-__all__ = ["Submission", "BatchResult", "find_submissions", "grade_class", "write_gradebook"]
+__all__ = ["BatchResult", "Submission", "find_submissions", "grade_class", "write_gradebook"]
 
 Progress = Callable[[str, int, int], None]
 
@@ -62,7 +62,7 @@ def _timestamp(folder: Path) -> datetime | None:
 
 
 def find_submissions(course: Course, spec: LessonSpec, students: list[str] | None = None) -> list[Submission]:
-    out = []
+    out: list[Submission] = []
     if not course.submitted.is_dir():
         return out
     for d in sorted(course.submitted.iterdir()):
@@ -82,9 +82,13 @@ def _init_worker(root: str, assignment: str, policy_json: str) -> None:
     course = Course.at(root)
     policy = GradingPolicy.model_validate_json(policy_json)
     spec = course.spec(assignment)
-    _STATE.update(course=course, spec=spec, policy=policy,
-                  refs=ReferenceSet(ReferenceStore(course.references), assignment, policy),
-                  store=RecordStore(course.records))
+    _STATE.update(
+        course=course,
+        spec=spec,
+        policy=policy,
+        refs=ReferenceSet(ReferenceStore(course.references), assignment, policy),
+        store=RecordStore(course.records),
+    )
 
 
 def _grade_one(student: str, path: str, force: bool) -> tuple[str, str, str | None]:
@@ -104,9 +108,18 @@ def _grade_one(student: str, path: str, force: bool) -> tuple[str, str, str | No
         if old is not None and old.notebook_sha256 == sha and read_error is None:
             return student, "skipped", None
     if read_error is not None:
-        record = SubmissionGrade(student=student, assignment=spec.id, notebook=spec.notebook, notebook_sha256=None,
-                                 device_of_record=None, chain=ChainVerdict(status="missing"), errors=[read_error],
-                                 flags=["unreadable"], max_total=spec.max_points, graded_at=datetime.now(timezone.utc))
+        record = SubmissionGrade(
+            student=student,
+            assignment=spec.id,
+            notebook=spec.notebook,
+            notebook_sha256=None,
+            device_of_record=None,
+            chain=ChainVerdict(status="missing"),
+            errors=[read_error],
+            flags=["unreadable"],
+            max_total=spec.max_points,
+            graded_at=datetime.now(timezone.utc),
+        )
     else:
         reading = read_notebook_bytes(data, spec)
         record = grade_submission(reading, spec, _STATE["refs"], _STATE["policy"], student)  # type: ignore[arg-type]
@@ -115,11 +128,20 @@ def _grade_one(student: str, path: str, force: bool) -> tuple[str, str, str | No
 
 
 # --- driver ------------------------------------------------------------------------------------------
-def grade_class(course: Course, assignment: str, policy: GradingPolicy, workers: int | None = None,
-                force: bool = False, students: list[str] | None = None, progress: Progress | None = None,
-                gradebook: bool = True) -> BatchResult:
+def grade_class(
+    course: Course,
+    assignment: str,
+    policy: GradingPolicy,
+    workers: int | None = None,
+    force: bool = False,
+    students: list[str] | None = None,
+    progress: Progress | None = None,
+    gradebook: bool = True,
+) -> BatchResult:
     spec = course.spec(assignment)
-    ReferenceSet(ReferenceStore(course.references), assignment, policy).course_reference()  # fail early, with the message, if it is missing
+    ReferenceSet(
+        ReferenceStore(course.references), assignment, policy
+    ).course_reference()  # fail early, with the message, if it is missing
     subs = find_submissions(course, spec, students)
     result = BatchResult()
     workers = max(1, workers or os.cpu_count() or 1)
@@ -142,7 +164,7 @@ def grade_class(course: Course, assignment: str, policy: GradingPolicy, workers:
                 done += 1
                 try:
                     _collect(result, fut.result())
-                except Exception as exc:  # noqa: BLE001 - one failure never stops the batch
+                except Exception as exc:
                     result.failed[futures[fut]] = f"{type(exc).__name__}: {exc}"
                 if progress:
                     progress("grading", done, len(subs))
@@ -164,8 +186,13 @@ def _collect(result: BatchResult, outcome: tuple[str, str, str | None]) -> None:
         result.graded.append(student)
 
 
-def write_gradebook(course: Course, spec: LessonSpec, records: list[SubmissionGrade],
-                    submissions: dict[str, Submission], progress: Progress | None = None) -> None:
+def write_gradebook(
+    course: Course,
+    spec: LessonSpec,
+    records: list[SubmissionGrade],
+    submissions: dict[str, Submission],
+    progress: Progress | None = None,
+) -> None:
     """Write every record into nbgrader's gradebook, one transaction per student, under a file lock."""
     from nbgrader.api import Gradebook
 

@@ -52,7 +52,11 @@ def checklist(reading: SubmissionReading, spec: LessonSpec) -> tuple[list[CheckR
             rows.append(CheckRow(q.id, "revised", shown, "changed after you measured it: the course policy applies"))
         else:
             m = measured.get(q.id)
-            note = "measured: not yet" if m is None else f"you measured {m.value if isinstance(m.value, str) else f'{m.value:.2f}×'}"
+            note = (
+                "measured: not yet"
+                if m is None
+                else f"you measured {m.value if isinstance(m.value, str) else f'{m.value:.2f}×'}"
+            )
             rows.append(CheckRow(q.id, "committed", shown, note))
     return rows, problems
 

@@ -11,7 +11,7 @@ from ..records._base import Record
 from .policy import GradingPolicy
 from .reader import SubmissionReading
 
-__all__ = ["GradingContext", "CONTEXT_FILENAME"]
+__all__ = ["CONTEXT_FILENAME", "GradingContext"]
 
 CONTEXT_FILENAME = ".autograder_context.json"
 

@@ -13,11 +13,21 @@ from ..records import Case, ExplanationGrade, FoundNumber, ReferenceRun
 from ..spec import ExplanationSpec, LessonSpec
 from ..traffic import traffic
 
-__all__ = ["Fact", "extract_numbers", "model_facts", "grade_explanation"]
+__all__ = ["Fact", "extract_numbers", "grade_explanation", "model_facts"]
 
 _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "single": 1}
-_BYTES = {"b": 1, "bytes": 1, "byte": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12,
-          "kib": 2**10, "mib": 2**20, "gib": 2**30}
+_BYTES = {
+    "b": 1,
+    "bytes": 1,
+    "byte": 1,
+    "kb": 1e3,
+    "mb": 1e6,
+    "gb": 1e9,
+    "tb": 1e12,
+    "kib": 2**10,
+    "mib": 2**20,
+    "gib": 2**30,
+}
 _BW = {"gb/s": 1.0, "tb/s": 1e3, "mb/s": 1e-3, "gib/s": 2**30 / 1e9}
 _TIME = {"ns": 1e-6, "µs": 1e-3, "us": 1e-3, "μs": 1e-3, "ms": 1.0, "s": 1e3}
 
@@ -26,8 +36,14 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("bandwidth", re.compile(_NUM + r"\s*(gib/s|gb/s|tb/s|mb/s)", re.I)),
     ("bytes", re.compile(_NUM + r"\s*(kib|mib|gib|kb|mb|gb|tb|bytes?|b)\b", re.I)),
     ("time", re.compile(_NUM + r"\s*(ns|µs|μs|us|ms)\b", re.I)),
-    ("launches", re.compile(r"(\d+|one|two|three|four|five|six|seven|eight|single)\s+"
-                            r"(?:\w+\s+)?(kernels?|launch(?:es)?)\b", re.I)),
+    (
+        "launches",
+        re.compile(
+            r"(\d+|one|two|three|four|five|six|seven|eight|single)\s+"
+            r"(?:\w+\s+)?(kernels?|launch(?:es)?)\b",
+            re.I,
+        ),
+    ),
     ("ratio", re.compile(_NUM + r"\s*(x|×)(?![a-z0-9])", re.I)),
 ]
 
@@ -120,8 +136,9 @@ def _match(n: FoundNumber, facts: list[Fact], rel: float) -> Fact | None:
     return best[1] if best else None
 
 
-def grade_explanation(text: str, spec: LessonSpec, ex: ExplanationSpec, ref: ReferenceRun | None,
-                      rel_tol: float = 0.15) -> ExplanationGrade:
+def grade_explanation(
+    text: str, spec: LessonSpec, ex: ExplanationSpec, ref: ReferenceRun | None, rel_tol: float = 0.15
+) -> ExplanationGrade:
     """Find numbers, match each against the model (bytes also in MiB/GiB readings), suggest a score."""
     facts = model_facts(spec, ex, ref)
     found: list[FoundNumber] = []
@@ -129,7 +146,9 @@ def grade_explanation(text: str, spec: LessonSpec, ex: ExplanationSpec, ref: Ref
     for n in extract_numbers(text):
         fact = _match(n, facts, rel_tol)
         if fact is None and n.kind == "bytes" and n.unit in ("kb", "mb", "gb"):
-            alt = n.model_copy(update={"value": n.value / _BYTES[n.unit] * {"kb": 2**10, "mb": 2**20, "gb": 2**30}[n.unit]})
+            alt = n.model_copy(
+                update={"value": n.value / _BYTES[n.unit] * {"kb": 2**10, "mb": 2**20, "gb": 2**30}[n.unit]}
+            )
             fact = _match(alt, facts, rel_tol)
         found.append(n.model_copy(update={"matches": fact.label if fact else None}))
         if fact:
@@ -143,15 +162,27 @@ def grade_explanation(text: str, spec: LessonSpec, ex: ExplanationSpec, ref: Ref
     elif not found:
         flags.append("no_numbers")
         fraction = 0.0
-        comment = ("Autograder pre-read: no numbers with units (bytes, GB/s, µs/ms, kernels, ×) found — "
-                   "the explanation is in adjectives, not bytes and launches.")
+        comment = (
+            "Autograder pre-read: no numbers with units (bytes, GB/s, µs/ms, kernels, ×) found — "
+            "the explanation is in adjectives, not bytes and launches."
+        )
     else:
         fraction = min(1.0, 0.25 + 0.25 * len(matched_labels))
         parts = [f"{n.text} ({'= ' + n.matches + ' ✓' if n.matches else 'no match in the model'})" for n in found]
         if not matched_labels:
             flags.append("numbers_unmatched")
-        comment = (f"Autograder pre-read: found {len(found)} number(s) with units, {len(matched_labels)} matching "
-                   f"the traffic model or reference: " + "; ".join(parts)
-                   + f". Suggested {fraction * ex.points:.2f}/{ex.points:g}.")
-    return ExplanationGrade(grade_id=ex.grade_id, found=found, matched=len(matched_labels),
-                            suggested_fraction=fraction, max_points=ex.points, comment=comment, flags=flags)
+        comment = (
+            f"Autograder pre-read: found {len(found)} number(s) with units, {len(matched_labels)} matching "
+            f"the traffic model or reference: "
+            + "; ".join(parts)
+            + f". Suggested {fraction * ex.points:.2f}/{ex.points:g}."
+        )
+    return ExplanationGrade(
+        grade_id=ex.grade_id,
+        found=found,
+        matched=len(matched_labels),
+        suggested_fraction=fraction,
+        max_points=ex.points,
+        comment=comment,
+        flags=flags,
+    )

@@ -14,38 +14,66 @@ from .reader import SubmissionReading
 from .references import ReferenceSet
 from .scoring import grade_prediction
 
-__all__ = ["grade_submission", "grade_quantity"]
+__all__ = ["grade_quantity", "grade_submission"]
 
 
-def grade_quantity(qid: str, reading: SubmissionReading, spec: LessonSpec, ref: ReferenceRun, note: str,
-                   policy: GradingPolicy) -> PredictionGrade:
+def grade_quantity(
+    qid: str, reading: SubmissionReading, spec: LessonSpec, ref: ReferenceRun, note: str, policy: GradingPolicy
+) -> PredictionGrade:
     """One quantity's grade: what the nbgrader test cell prints and returns, and what the batch stores."""
     q = spec.quantity(qid)
     p = committed_predictions(reading.entries).get(qid)
     chain_ok = reading.verdict.status in ("ok", "missing")
-    g = grade_prediction(q, spec.grade_ids[qid], p, ref.quantities.get(qid), ref.device.name, policy,
-                         chain_ok=chain_ok, chain_reason="; ".join(reading.verdict.reasons), device_note=note)
+    g = grade_prediction(
+        q,
+        spec.grade_ids[qid],
+        p,
+        ref.quantities.get(qid),
+        ref.device.name,
+        policy,
+        chain_ok=chain_ok,
+        chain_reason="; ".join(reading.verdict.reasons),
+        device_note=note,
+    )
     literal = reading.source_values.get(qid)
     if p is not None and literal is not None and _differs(literal, p.value):
-        g = g.model_copy(update={
-            "flags": [*g.flags, "source_not_run"],
-            "reason": g.reason + f" Note: the cell now says {literal}, but that was never run; the committed "
-                                 f"{p.value!r} is what counts."})
+        g = g.model_copy(
+            update={
+                "flags": [*g.flags, "source_not_run"],
+                "reason": g.reason + f" Note: the cell now says {literal}, but that was never run; the committed "
+                f"{p.value!r} is what counts.",
+            }
+        )
     return g
 
 
-def grade_submission(reading: SubmissionReading, spec: LessonSpec, refs: ReferenceSet, policy: GradingPolicy,
-                     student: str, now: datetime | None = None) -> SubmissionGrade:
+def grade_submission(
+    reading: SubmissionReading,
+    spec: LessonSpec,
+    refs: ReferenceSet,
+    policy: GradingPolicy,
+    student: str,
+    now: datetime | None = None,
+) -> SubmissionGrade:
     graded_at = now or datetime.now(timezone.utc)
     if reading.errors and reading.verdict.status == "missing" and not reading.explanations:
-        return SubmissionGrade(student=student, assignment=spec.id, notebook=spec.notebook,
-                               notebook_sha256=reading.sha256, device_of_record=None, chain=reading.verdict,
-                               errors=reading.errors, max_total=spec.max_points, flags=["unreadable"],
-                               graded_at=graded_at)
+        return SubmissionGrade(
+            student=student,
+            assignment=spec.id,
+            notebook=spec.notebook,
+            notebook_sha256=reading.sha256,
+            device_of_record=None,
+            chain=reading.verdict,
+            errors=reading.errors,
+            max_total=spec.max_points,
+            flags=["unreadable"],
+            graded_at=graded_at,
+        )
     ref, note = refs.for_student(reading.student_device, reading.student_device_name)
     predictions = [grade_quantity(q.id, reading, spec, ref, note, policy) for q in spec.quantities]
-    explanations = [grade_explanation(reading.explanations.get(e.grade_id, ""), spec, e, ref)
-                    for e in spec.explanations]
+    explanations = [
+        grade_explanation(reading.explanations.get(e.grade_id, ""), spec, e, ref) for e in spec.explanations
+    ]
     flags: list[str] = []
     if reading.verdict.status not in ("ok", "missing"):
         flags.append(f"chain_{reading.verdict.status}")
@@ -54,10 +82,20 @@ def grade_submission(reading: SubmissionReading, spec: LessonSpec, refs: Referen
     flags += [f"cell_deleted:{c}" for c in reading.missing_cells]
     flags += [f"explanation_{f}:{e.grade_id}" for e in explanations for f in e.flags]
     return SubmissionGrade(
-        student=student, assignment=spec.id, notebook=spec.notebook, notebook_sha256=reading.sha256,
-        device_of_record=ref.device.key, chain=reading.verdict, predictions=predictions, explanations=explanations,
-        flags=flags, errors=reading.errors, unanswered=reading.unanswered_cells, total=round(sum(p.points for p in predictions), 4),
-        max_total=spec.max_points, graded_at=graded_at,
+        student=student,
+        assignment=spec.id,
+        notebook=spec.notebook,
+        notebook_sha256=reading.sha256,
+        device_of_record=ref.device.key,
+        chain=reading.verdict,
+        predictions=predictions,
+        explanations=explanations,
+        flags=flags,
+        errors=reading.errors,
+        unanswered=reading.unanswered_cells,
+        total=round(sum(p.points for p in predictions), 4),
+        max_total=spec.max_points,
+        graded_at=graded_at,
     )
 
 

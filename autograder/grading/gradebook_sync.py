@@ -27,8 +27,7 @@ def write_comments(gb: Gradebook, record: SubmissionGrade, notebook: str) -> Non
     gb.db.commit()
 
 
-def write_submission(gb: Gradebook, record: SubmissionGrade, notebook: str,
-                     timestamp: datetime | None = None) -> None:
+def write_submission(gb: Gradebook, record: SubmissionGrade, notebook: str, timestamp: datetime | None = None) -> None:
     """Create or update the student's submission with the record's scores and comments."""
     gb.update_or_create_student(record.student)
     try:
@@ -37,8 +36,10 @@ def write_submission(gb: Gradebook, record: SubmissionGrade, notebook: str,
         try:
             gb.add_submission(record.assignment, record.student, timestamp=timestamp)
         except MissingEntry as exc:
-            raise GradebookError(f"assignment {record.assignment!r} is not in the gradebook: "
-                                 f"run `nbgrader generate_assignment {record.assignment}` first") from exc
+            raise GradebookError(
+                f"assignment {record.assignment!r} is not in the gradebook: "
+                f"run `nbgrader generate_assignment {record.assignment}` first"
+            ) from exc
     scores = record.cell_scores()
     for gid, points in scores.items():
         g = gb.find_grade(gid, notebook, record.assignment, record.student)

@@ -14,8 +14,10 @@ __all__ = ["GradingPolicy"]
 class GradingPolicy(Record):
     device_of_record: str = Field(default="nvidia-h200", description="reference device key the course grades on")
     use_student_gpu: bool = Field(
-        default=True, description="grade against the student's own GPU model when a reference for it exists")
+        default=True, description="grade against the student's own GPU model when a reference for it exists"
+    )
     revised_after_measurement: Literal["flag", "penalty", "zero"] = "penalty"
     revised_penalty: float = Field(default=0.5, ge=0.0, le=1.0, description="fraction of credit kept")
     untrusted_chain: Literal["zero", "flag"] = Field(
-        default="zero", description="what a broken/forged/inconsistent chain costs its predictions")
+        default="zero", description="what a broken/forged/inconsistent chain costs its predictions"
+    )

@@ -19,7 +19,7 @@ from ..records import LEDGER_MIME, ChainVerdict, LedgerEntry
 from ..records._base import Record
 from ..spec import LessonSpec
 
-__all__ = ["SubmissionReading", "read_notebook_bytes", "read_notebook_node", "MAX_NOTEBOOK_BYTES"]
+__all__ = ["MAX_NOTEBOOK_BYTES", "SubmissionReading", "read_notebook_bytes", "read_notebook_node"]
 
 MAX_NOTEBOOK_BYTES = 200 << 20
 
@@ -83,9 +83,14 @@ def _source_values(nb: Any) -> dict[str, str]:
         except (SyntaxError, ValueError):
             continue
         for node in ast.walk(tree):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "predict"
-                    and len(node.args) >= 2 and isinstance(node.args[0], ast.Constant)
-                    and isinstance(node.args[0].value, str)):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "predict"
+                and len(node.args) >= 2
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+            ):
                 try:
                     out[node.args[0].value] = repr(ast.literal_eval(node.args[1]))
                 except (ValueError, TypeError, SyntaxError, RecursionError):
@@ -119,7 +124,7 @@ def _cells(nb: Any, spec: LessonSpec) -> tuple[dict[str, str], list[str], list[s
         try:
             node = nbformat.from_dict({**cell, "source": src})
             same = compute_checksum(node) == meta["checksum"]
-        except Exception:  # noqa: BLE001 - a malformed cell counts as changed
+        except Exception:
             same = False
         if meta.get("locked") and not same:
             tampered.append(gid)
@@ -145,9 +150,19 @@ def read_notebook_node(nb: Any, spec: LessonSpec, sha256: str | None = None) -> 
     for e in entries:
         if e.kind in ("measurement", "genesis") and e.meta.get("device_key"):
             device, device_name = e.meta["device_key"], e.meta.get("device_name")
-    return SubmissionReading(sha256=sha256, verdict=verdict, entries=entries, source_values=_source_values(nb),
-                             explanations=texts, tampered_cells=tampered, missing_cells=missing, unanswered_cells=unanswered,
-                             student_device=device, student_device_name=device_name, errors=errors)
+    return SubmissionReading(
+        sha256=sha256,
+        verdict=verdict,
+        entries=entries,
+        source_values=_source_values(nb),
+        explanations=texts,
+        tampered_cells=tampered,
+        missing_cells=missing,
+        unanswered_cells=unanswered,
+        student_device=device,
+        student_device_name=device_name,
+        errors=errors,
+    )
 
 
 def read_notebook_bytes(data: bytes, spec: LessonSpec) -> SubmissionReading:
@@ -155,8 +170,9 @@ def read_notebook_bytes(data: bytes, spec: LessonSpec) -> SubmissionReading:
     if not data.strip():
         return SubmissionReading(sha256=sha, errors=["the notebook file is empty"])
     if len(data) > MAX_NOTEBOOK_BYTES:
-        return SubmissionReading(sha256=sha, errors=[f"the notebook is {len(data) >> 20} MiB, over the "
-                                                     f"{MAX_NOTEBOOK_BYTES >> 20} MiB limit"])
+        return SubmissionReading(
+            sha256=sha, errors=[f"the notebook is {len(data) >> 20} MiB, over the {MAX_NOTEBOOK_BYTES >> 20} MiB limit"]
+        )
     try:
         raw = json.loads(data.decode("utf-8"))
     except UnicodeDecodeError:

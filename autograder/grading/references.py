@@ -42,5 +42,6 @@ class ReferenceSet:
             if own is not None:
                 return own, f"graded against your own GPU model, {own.device.name}"
         shown = student_device_name or student_device
-        return course, (f"you measured on {shown}; the course grades on {course.device.name}, "
-                        f"for which a reference exists")
+        return course, (
+            f"you measured on {shown}; the course grades on {course.device.name}, for which a reference exists"
+        )

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..records import SubmissionGrade
 
-__all__ = ["summary_rows", "write_csv", "plot_calibration"]
+__all__ = ["plot_calibration", "summary_rows", "write_csv"]
 
 
 def summary_rows(records: list[SubmissionGrade]) -> list[tuple[str, str]]:
@@ -19,11 +19,14 @@ def summary_rows(records: list[SubmissionGrade]) -> list[tuple[str, str]]:
     totals = [r.total for r in records]
     flags = Counter(f.split(":")[0] for r in records for f in r.flags)
     chains = Counter(r.chain.status for r in records)
+    auto_max = records[0].max_total - sum(e.max_points for e in records[0].explanations)
     rows = [
         ("submissions", str(len(records))),
-        ("auto points (predictions)", f"median {statistics.median(totals):.2f} of {records[0].max_total - sum(e.max_points for e in records[0].explanations):g}"
-                                      f", mean {statistics.fmean(totals):.2f}"),
-        ("device of record", ", ".join(sorted({r.device_of_record or '—' for r in records}))),
+        (
+            "auto points (predictions)",
+            f"median {statistics.median(totals):.2f} of {auto_max:g}, mean {statistics.fmean(totals):.2f}",
+        ),
+        ("device of record", ", ".join(sorted({r.device_of_record or "—" for r in records}))),
         ("commitment chains", ", ".join(f"{k} {v}" for k, v in chains.most_common())),
     ]
     rows += [(f"flag: {k}", str(v)) for k, v in flags.most_common()]
@@ -42,17 +45,38 @@ def write_csv(records: list[SubmissionGrade], path: str | Path) -> Path:
     qids = [p.quantity for p in records[0].predictions] if records else []
     with out.open("w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
-        w.writerow(["student", "total", "max_total", "chain", "device_of_record", *[f"{q} {k}" for q in qids
-                    for k in ("predicted", "reference", "points")], "explanation_suggested", "flags", "errors"])
+        w.writerow(
+            [
+                "student",
+                "total",
+                "max_total",
+                "chain",
+                "device_of_record",
+                *[f"{q} {k}" for q in qids for k in ("predicted", "reference", "points")],
+                "explanation_suggested",
+                "flags",
+                "errors",
+            ]
+        )
         for r in records:
             by = {p.quantity: p for p in r.predictions}
             cells = []
             for q in qids:
                 p = by.get(q)
                 cells += [p.predicted if p else "", p.reference if p else "", p.points if p else ""]
-            w.writerow([r.student, r.total, r.max_total, r.chain.status, r.device_of_record, *cells,
-                        round(sum(e.suggested_fraction * e.max_points for e in r.explanations), 3),
-                        ";".join(r.flags), ";".join(r.errors)])
+            w.writerow(
+                [
+                    r.student,
+                    r.total,
+                    r.max_total,
+                    r.chain.status,
+                    r.device_of_record,
+                    *cells,
+                    round(sum(e.suggested_fraction * e.max_points for e in r.explanations), 3),
+                    ";".join(r.flags),
+                    ";".join(r.errors),
+                ]
+            )
     return out
 
 
@@ -74,8 +98,9 @@ def plot_calibration(records: list[SubmissionGrade], path: str | Path) -> Path:
         ref = pts[0][0]
         ys = [y for _, y, _ in pts]
         xs = [ref * math.exp((i % 7 - 3) * 0.01) for i in range(len(pts))]
-        sc = ax.scatter(xs, ys, c=[f for _, _, f in pts], cmap="RdYlGn", vmin=0, vmax=1, s=18, edgecolors="k",
-                        linewidths=0.3)
+        sc = ax.scatter(
+            xs, ys, c=[f for _, _, f in pts], cmap="RdYlGn", vmin=0, vmax=1, s=18, edgecolors="k", linewidths=0.3
+        )
         lo, hi = min([*ys, ref]) / 1.5, max([*ys, ref]) * 1.5
         ax.plot([lo, hi], [lo, hi], "k:", lw=1)
         ax.axhline(ref, color="tab:blue", lw=1, label=f"reference {ref:.2f}×")

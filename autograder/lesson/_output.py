@@ -11,8 +11,8 @@ __all__ = ["ledger_bundle", "show_ledger", "show_text"]
 
 def _display(bundle: dict[str, Any]) -> bool:
     try:
-        from IPython import get_ipython  # noqa: PLC0415
-        from IPython.display import display  # noqa: PLC0415
+        from IPython import get_ipython
+        from IPython.display import display
     except ImportError:
         return False
     if get_ipython() is None:
@@ -24,8 +24,7 @@ def _display(bundle: dict[str, Any]) -> bool:
 def ledger_bundle(lesson_id: str, chain: list[LedgerEntry], text: str) -> dict[str, Any]:
     """The display data of one ledger output: the whole chain so far (so a re-run cell never loses
     history) under the ledger MIME type, and the message for the student."""
-    return {LEDGER_MIME: {"lesson": lesson_id, "chain": [e.model_dump(mode="json") for e in chain]},
-            "text/plain": text}
+    return {LEDGER_MIME: {"lesson": lesson_id, "chain": [e.model_dump(mode="json") for e in chain]}, "text/plain": text}
 
 
 def show_ledger(lesson_id: str, chain: list[LedgerEntry], text: str) -> None:

@@ -18,6 +18,7 @@ import os
 import secrets
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any, Literal
 
 from ..bench.derive import quantity_value
 from ..errors import PredictionError
@@ -48,9 +49,9 @@ class Lesson:
         self.grading_mode = grading_mode
         self._context = grading
         self._measurements: dict[tuple[str, int], list[Measurement]] = {}
-        self._harness = None
+        self._harness: Any = None
         self.chain: list[LedgerEntry] = []
-        self._device = None
+        self._device: Any = None
         self._device_name = "?"
         self._device_key = "?"
 
@@ -76,15 +77,15 @@ class Lesson:
         return self.folder / f".{self.spec.id}.ledger.json"
 
     def _start_device(self) -> None:
-        import torch  # noqa: PLC0415
+        import torch
 
-        from ..bench.fingerprint import device_key, pick_device  # noqa: PLC0415
+        from ..bench.fingerprint import device_key, pick_device
 
         self._device = pick_device()
         if self._device.type == "cuda":
             self._device_name = torch.cuda.get_device_name(self._device)
         else:
-            from ..bench.fingerprint import _cpu_model  # noqa: PLC0415
+            from ..bench.fingerprint import _cpu_model
 
             self._device_name = f"CPU ({_cpu_model()})"
         self._device_key = device_key(self._device_name, self._device.type)
@@ -97,8 +98,11 @@ class Lesson:
                 verdict, chain = None, []
             if verdict is not None and verdict.trusted:
                 self.chain = chain
-                show_ledger(self.spec.id, self.chain,
-                            f"{self.spec.id}: resumed your ledger ({len(chain)} entries) on {self._device_name}.")
+                show_ledger(
+                    self.spec.id,
+                    self.chain,
+                    f"{self.spec.id}: resumed your ledger ({len(chain)} entries) on {self._device_name}.",
+                )
                 return
         nonce = secrets.token_hex(16)
         self.chain = [genesis(self.spec.id, nonce, _now())]
@@ -110,8 +114,14 @@ class Lesson:
         tmp.write_text(json.dumps([e.model_dump(mode="json") for e in self.chain]), encoding="utf-8")
         os.replace(tmp, self.sidecar)
 
-    def _append(self, kind: str, quantity: str, value: float | str, because: str | None = None,
-                meta: dict[str, str] | None = None) -> LedgerEntry:
+    def _append(
+        self,
+        kind: str,
+        quantity: str,
+        value: float | str,
+        because: str | None = None,
+        meta: dict[str, str] | None = None,
+    ) -> LedgerEntry:
         entry = append(self.chain, kind, quantity, value, _now(), because, meta)
         self.chain.append(entry)
         self._save()
@@ -131,15 +141,18 @@ class Lesson:
         if problem is not None:
             raise PredictionError(f"not committed: {problem}")
         if not isinstance(because, str) or not because.strip():
-            raise PredictionError(f"not committed: {quantity} needs a one-sentence because=\"...\" reason")
+            raise PredictionError(f'not committed: {quantity} needs a one-sentence because="..." reason')
         if len(because) > 2000:
             raise PredictionError("not committed: keep because= to one sentence (under 2000 characters)")
         assert normalized is not None
         shown = f"{normalized:g}×" if isinstance(normalized, float) else normalized
         last = committed_predictions(self.chain).get(quantity)
         if last is not None and last.value == normalized and last.because == because.strip():
-            show_ledger(self.spec.id, self.chain, f"✔ already committed #{last.seq}: {q.describe()} = {shown} "
-                                                  "(unchanged, nothing new recorded)")
+            show_ledger(
+                self.spec.id,
+                self.chain,
+                f"✔ already committed #{last.seq}: {q.describe()} = {shown} (unchanged, nothing new recorded)",
+            )
             return
         e = self._append("prediction", quantity, normalized, because.strip())
         msg = f"✔ committed #{e.seq}: {q.describe()} = {shown} — because {because.strip()}"
@@ -151,11 +164,11 @@ class Lesson:
     def _measure_pair(self, dtype: DType, log2_n: int) -> list[Measurement]:
         key = (dtype, log2_n)
         if key not in self._measurements:
-            from ..bench.harness import Harness  # noqa: PLC0415
-            from ..bench.timing import TimingPolicy  # noqa: PLC0415
+            from ..bench.harness import Harness
+            from ..bench.timing import TimingPolicy
 
             if self._harness is None:
-                import torch  # noqa: PLC0415
+                import torch
 
                 assert self._device is not None
                 l2 = None
@@ -175,8 +188,12 @@ class Lesson:
             v = quantity_value(q, everything, self._device_key)
             if v is None:
                 continue
-            self._append("measurement", q.id, v.value,
-                         meta={"device_key": self._device_key, "device_name": self._device_name, "method": q.method})
+            self._append(
+                "measurement",
+                q.id,
+                v.value,
+                meta={"device_key": self._device_key, "device_name": self._device_name, "method": q.method},
+            )
             shown = f"{v.value:.2f}×" if isinstance(v.value, float) else v.value
             lines.append(f"  measured {q.id} = {shown}")
         return lines
@@ -192,20 +209,30 @@ class Lesson:
         k = len(self.spec.chain)
         te = traffic(ms[0].case.model_copy(update={"variant": "eager"}), k)
         tf = traffic(ms[0].case.model_copy(update={"variant": "compiled"}), k)
-        lines = [f"{self.spec.expression()} · {dtype} · N = 2^{log2_n} = {n:,} elements · {self._device_name}",
-                 f"{'method':<14} {'eager ms':>10} {'compiled ms':>12} {'speedup':>8}"]
-        notes = {"wall_per_call": "one call between two events: includes CPU dispatch",
-                 "gpu_time": "replayed CUDA graph / back-to-back calls: kernels only"}
+        lines = [
+            f"{self.spec.expression()} · {dtype} · N = 2^{log2_n} = {n:,} elements · {self._device_name}",
+            f"{'method':<14} {'eager ms':>10} {'compiled ms':>12} {'speedup':>8}",
+        ]
+        notes = {
+            "wall_per_call": "one call between two events: includes CPU dispatch",
+            "gpu_time": "replayed CUDA graph / back-to-back calls: kernels only",
+        }
         for method in ("wall_per_call", "gpu_time"):
             e, c = by[("eager", method)], by[("compiled", method)]
-            lines.append(f"{method:<14} {e.median_ms:>10.4f} {c.median_ms:>12.4f} "
-                         f"{e.median_ms / c.median_ms:>7.2f}×   ({notes[method]})")
-        lines.append(f"traffic model: eager {te.launches} launches, {te.bytes_moved / 1e6:,.1f} MB; "
-                     f"fused {tf.launches} launch, {tf.bytes_moved / 1e6:,.1f} MB "
-                     f"(ratio {te.bytes_moved / tf.bytes_moved:.1f}×)")
+            lines.append(
+                f"{method:<14} {e.median_ms:>10.4f} {c.median_ms:>12.4f} "
+                f"{e.median_ms / c.median_ms:>7.2f}×   ({notes[method]})"
+            )
+        lines.append(
+            f"traffic model: eager {te.launches} launches, {te.bytes_moved / 1e6:,.1f} MB; "
+            f"fused {tf.launches} launch, {tf.bytes_moved / 1e6:,.1f} MB "
+            f"(ratio {te.bytes_moved / tf.bytes_moved:.1f}×)"
+        )
         g = by[("compiled", "gpu_time")]
-        lines.append(f"kernels counted: eager {by[('eager', 'gpu_time')].launches}, compiled {g.launches} "
-                     f"({g.launches_source}); fused achieved {g.achieved_gbps:,.0f} GB/s")
+        lines.append(
+            f"kernels counted: eager {by[('eager', 'gpu_time')].launches}, compiled {g.launches} "
+            f"({g.launches_source}); fused achieved {g.achieved_gbps:,.0f} GB/s"
+        )
         lines += self._record_quantities({(dtype, log2_n)})
         show_ledger(self.spec.id, self.chain, "\n".join(lines))
 
@@ -214,25 +241,29 @@ class Lesson:
         if self.grading_mode:
             show_text(f"(grading) sweep of {dtype} skipped: the stored reference is used.")
             return
-        kind = "cuda" if self._device is not None and self._device.type == "cuda" else "cpu"
+        kind: Literal["cuda", "cpu"] = "cuda" if self._device is not None and self._device.type == "cuda" else "cpu"
         sizes = self.spec.sweep[kind].log2_sizes
-        lines = [f"{self.spec.expression()} · {dtype} · {self._device_name}",
-                 f"{'N':>12} {'wall eager':>11} {'wall comp':>10} {'wall ×':>7} {'gpu eager':>10} {'gpu comp':>9} "
-                 f"{'gpu ×':>6}"]
+        lines = [
+            f"{self.spec.expression()} · {dtype} · {self._device_name}",
+            f"{'N':>12} {'wall eager':>11} {'wall comp':>10} {'wall ×':>7} {'gpu eager':>10} {'gpu comp':>9} "
+            f"{'gpu ×':>6}",
+        ]
         for k in sizes:
             by = {(m.case.variant, m.method): m.median_ms for m in self._measure_pair(dtype, k)}
             we, wc = by[("eager", "wall_per_call")], by[("compiled", "wall_per_call")]
             ge, gc = by[("eager", "gpu_time")], by[("compiled", "gpu_time")]
-            lines.append(f"{'2^' + str(k):>12} {we:>11.4f} {wc:>10.4f} {we / wc:>6.2f}× {ge:>10.4f} {gc:>9.4f} "
-                         f"{ge / gc:>5.2f}×")
+            lines.append(
+                f"{'2^' + str(k):>12} {we:>11.4f} {wc:>10.4f} {we / wc:>6.2f}× {ge:>10.4f} {gc:>9.4f} {ge / gc:>5.2f}×"
+            )
         lines += self._record_quantities({(dtype, k) for k in sizes})
         show_ledger(self.spec.id, self.chain, "\n".join(lines))
 
     # ------------------------------------------------------------------ grading and checking
     def _reading(self) -> SubmissionReading:
         verdict, chain = verify_chains([[e.model_dump(mode="json") for e in self.chain]])
-        return SubmissionReading(verdict=verdict, entries=chain, student_device=self._device_key,
-                                 student_device_name=self._device_name)
+        return SubmissionReading(
+            verdict=verdict, entries=chain, student_device=self._device_key, student_device_name=self._device_name
+        )
 
     def grade(self, quantity: str) -> float | None:
         """Test cell: under nbgrader the points (partial credit); for the student a preview."""
@@ -247,8 +278,10 @@ class Lesson:
             return g.points
         rows, _ = checklist(self._reading(), self.spec)
         row = next(r for r in rows if r.quantity == quantity)
-        show_text(f"{quantity}: {row.state} {row.value} ({row.note}). It is graded against the reference on the "
-                  f"course's grading device ({q.method}), not against your own measurement.")
+        show_text(
+            f"{quantity}: {row.state} {row.value} ({row.note}). It is graded against the reference on the "
+            f"course's grading device ({q.method}), not against your own measurement."
+        )
         return None
 
     def status(self) -> None:

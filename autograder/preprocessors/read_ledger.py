@@ -27,8 +27,9 @@ class ReadLedger(NbGraderPreprocessor):
         reading = read_notebook_bytes(path.read_bytes(), spec)
         nb.metadata[META_KEY] = reading.model_dump(mode="json")
         if reading.tampered_cells:
-            self.log.warning("locked cells edited by the student (restored by OverwriteCells): %s",
-                             ", ".join(reading.tampered_cells))
+            self.log.warning(
+                "locked cells edited by the student (restored by OverwriteCells): %s", ", ".join(reading.tampered_cells)
+            )
         if not reading.verdict.trusted:
             self.log.info("commitment chain %s: %s", reading.verdict.status, "; ".join(reading.verdict.reasons))
         return nb, resources

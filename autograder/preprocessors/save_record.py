@@ -11,8 +11,8 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 
 from ..config import LessonGrading
 from ..grading.context import CONTEXT_FILENAME
-from ..grading.gradebook_sync import write_comments
 from ..grading.grade import grade_submission
+from ..grading.gradebook_sync import write_comments
 from ..grading.reader import SubmissionReading
 from ..grading.records_store import RecordStore
 from ..grading.references import ReferenceSet

@@ -20,8 +20,11 @@ class WriteGradingContext(NbGraderPreprocessor):
         settings = LessonGrading(config=self.config)
         assignment = resources["nbgrader"]["assignment"]
         raw = nb.metadata.get(META_KEY)
-        reading = (SubmissionReading.model_validate(raw) if raw is not None else
-                   SubmissionReading(errors=["ReadLedger did not run before ClearOutput (check nbgrader_config.py)"]))
+        reading = (
+            SubmissionReading.model_validate(raw)
+            if raw is not None
+            else SubmissionReading(errors=["ReadLedger did not run before ClearOutput (check nbgrader_config.py)"])
+        )
         refs = ReferenceSet(settings.store(), assignment, settings.policy())
         ref, note = refs.for_student(reading.student_device, reading.student_device_name)
         folder = resources.get("metadata", {}).get("path", ".")

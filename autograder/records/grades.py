@@ -9,7 +9,7 @@ from pydantic import Field
 from ._base import Record
 from .ledger import ChainVerdict
 
-__all__ = ["PredictionGrade", "FoundNumber", "ExplanationGrade", "SubmissionGrade"]
+__all__ = ["ExplanationGrade", "FoundNumber", "PredictionGrade", "SubmissionGrade"]
 
 
 class PredictionGrade(Record):

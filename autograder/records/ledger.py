@@ -9,7 +9,7 @@ from pydantic import Field
 
 from ._base import Record
 
-__all__ = ["LEDGER_MIME", "LedgerEntry", "Prediction", "ChainVerdict"]
+__all__ = ["LEDGER_MIME", "ChainVerdict", "LedgerEntry", "Prediction"]
 
 #: MIME type of the cell outputs that carry the ledger; nbgrader and Jupyter keep unknown MIME types.
 LEDGER_MIME = "application/vnd.gpu-lessons.ledger+json"

@@ -16,7 +16,7 @@ from pydantic import Field, field_validator
 from ._base import Record
 from .quantity import Case, Method
 
-__all__ = ["Stats", "Measurement", "summarize"]
+__all__ = ["Measurement", "Stats", "summarize"]
 
 
 class Stats(Record):

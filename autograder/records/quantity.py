@@ -13,7 +13,7 @@ from pydantic import Field, field_validator, model_validator
 
 from ._base import Record
 
-__all__ = ["DType", "Method", "Variant", "Case", "Tolerance", "Quantity", "DIRECTIONS"]
+__all__ = ["DIRECTIONS", "Case", "DType", "Method", "Quantity", "Tolerance", "Variant"]
 
 DType = Literal["float16", "bfloat16", "float32"]
 Method = Literal["wall_per_call", "gpu_time"]
@@ -54,9 +54,7 @@ class Tolerance(Record):
     @model_validator(mode="after")
     def _ordered(self) -> Tolerance:
         if self.zero_factor <= self.full_factor:
-            raise ValueError(
-                f"zero_factor ({self.zero_factor}) must be larger than full_factor ({self.full_factor})"
-            )
+            raise ValueError(f"zero_factor ({self.zero_factor}) must be larger than full_factor ({self.full_factor})")
         return self
 
     @property
@@ -115,7 +113,4 @@ class Quantity(Record):
         if self.kind == "speedup":
             return f"fused speedup ({self.method}, {_SHORT[self.dtype]}, {size})"
         assert self.baseline_dtype is not None
-        return (
-            f"{_SHORT[self.dtype]} vs {_SHORT[self.baseline_dtype]} fused speedup "
-            f"({self.method}, {size})"
-        )
+        return f"{_SHORT[self.dtype]} vs {_SHORT[self.baseline_dtype]} fused speedup ({self.method}, {size})"

@@ -15,15 +15,21 @@ from .fill import fill_predictions
 __all__ = ["run_as_student"]
 
 
-def run_as_student(nb: Any, folder: str | Path, timeout: int = 600,
-                   revise: dict[str, tuple[Any, str]] | None = None, kernel_name: str = "python3") -> Any:
+def run_as_student(
+    nb: Any,
+    folder: str | Path,
+    timeout: int = 600,
+    revise: dict[str, tuple[Any, str]] | None = None,
+    kernel_name: str = "python3",
+) -> Any:
     """Execute every cell in order in ``folder``; then re-run the cells of ``revise`` with new values.
 
     Returns the executed notebook (outputs included), ready to be written and submitted.
     """
     nb = copy.deepcopy(nb)
-    client = NotebookClient(nb, timeout=timeout, kernel_name=kernel_name, allow_errors=True,
-                            resources={"metadata": {"path": str(folder)}})
+    client = NotebookClient(
+        nb, timeout=timeout, kernel_name=kernel_name, allow_errors=True, resources={"metadata": {"path": str(folder)}}
+    )
     with client.setup_kernel():
         for i, cell in enumerate(nb.cells):
             client.execute_cell(cell, i)
@@ -32,8 +38,7 @@ def run_as_student(nb: Any, folder: str | Path, timeout: int = 600,
                 for i, cell in enumerate(nb.cells):
                     if cell.cell_type == "code" and f'"{q}"' in cell.source and "predict" in cell.source:
                         src = cell.source
-                        tmp = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
-                            _reset_slot(src, q))])
+                        tmp = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(_reset_slot(src, q))])
                         fill_predictions(tmp, {q: answer})
                         cell.source = tmp.cells[0].source
                         client.execute_cell(cell, i)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["fill_predictions", "fill_explanations", "STUB_RE"]
+__all__ = ["STUB_RE", "fill_explanations", "fill_predictions"]
 
 STUB_RE = re.compile(r'None, because="",\s*#[^\n]*')
 
@@ -31,8 +31,9 @@ def fill_predictions(nb: Any, answers: dict[str, tuple[Any, str]]) -> list[str]:
             if m is None:
                 continue
             value, because = todo.pop(q)
-            cell["source"] = (cell["source"][: m.start()] + f"{value!r}, because={because!r},"
-                              + cell["source"][m.end():])
+            cell["source"] = (
+                cell["source"][: m.start()] + f"{value!r}, because={because!r}," + cell["source"][m.end() :]
+            )
     return sorted(todo)
 
 

@@ -26,7 +26,7 @@ from ..records import LEDGER_MIME, LedgerEntry, ReferenceRun
 from ..spec import LessonSpec
 from .fill import fill_explanations, fill_predictions
 
-__all__ = ["Persona", "PERSONAS", "make_submission", "generate_class"]
+__all__ = ["PERSONAS", "Persona", "generate_class", "make_submission"]
 
 
 @dataclass(frozen=True)
@@ -54,22 +54,26 @@ PERSONAS = [
 ]
 
 _GOOD = {
-    "explain_headline": ("Eager launches four kernels; each reads and writes one {mb:.0f} MB tensor, so it moves "
-                         "{eager:.0f} MB, while the fused kernel reads {mb:.0f} MB and writes {mb:.0f} MB: "
-                         "{fused:.0f} MB in one launch. That is a 4x cut in traffic, and the GPU-time speedup of "
-                         "{gpu:.1f}x is close to it because both run near the {roof:,.0f} GB/s copy roofline."),
-    "explain_sweep": ("At 2^12 the work is 8 KB, so every call is launch overhead: 4 kernels against 1 plus "
-                      "guard checks, about {small:.0f} µs per call either way. By 2^26 the tensors are hundreds "
-                      "of MB and both versions are memory-bound, so the speedup flattens at the 4x traffic ratio."),
+    "explain_headline": (
+        "Eager launches four kernels; each reads and writes one {mb:.0f} MB tensor, so it moves "
+        "{eager:.0f} MB, while the fused kernel reads {mb:.0f} MB and writes {mb:.0f} MB: "
+        "{fused:.0f} MB in one launch. That is a 4x cut in traffic, and the GPU-time speedup of "
+        "{gpu:.1f}x is close to it because both run near the {roof:,.0f} GB/s copy roofline."
+    ),
+    "explain_sweep": (
+        "At 2^12 the work is 8 KB, so every call is launch overhead: 4 kernels against 1 plus "
+        "guard checks, about {small:.0f} µs per call either way. By 2^26 the tensors are hundreds "
+        "of MB and both versions are memory-bound, so the speedup flattens at the 4x traffic ratio."
+    ),
 }
 _WRONG = {
     "explain_headline": "Fusing saves memory: eager moves 100 MB and compiled moves 10 MB, so it is 10x faster "
-                        "with 3 kernels instead of 2.",
+    "with 3 kernels instead of 2.",
     "explain_sweep": "The GPU warms up at larger sizes, reaching 900 GB/s; small sizes are slow because of caches.",
 }
 _ADJ = {
     "explain_headline": "The compiled version is much faster because fusion is more efficient and avoids "
-                        "unnecessary memory traffic.",
+    "unnecessary memory traffic.",
     "explain_sweep": "Small tensors have too much overhead, and big ones are limited by memory, so the curve flattens.",
 }
 
@@ -99,12 +103,21 @@ def _explanations(spec: LessonSpec, ref: ReferenceRun, p: Persona) -> dict[str, 
     ex = spec.explanations[0]
     n = 1 << ex.log2_n
     mb = n * 2 / 1e6
-    small = next((m.stats.median * 1e3 for m in ref.measurements
-                  if m.case.log2_n == min(ref.sizes.get("float16", [12])) and m.case.variant == "eager"
-                  and m.case.dtype == "float16" and m.method == "wall_per_call"), 80.0)
+    small = next(
+        (
+            m.stats.median * 1e3
+            for m in ref.measurements
+            if m.case.log2_n == min(ref.sizes.get("float16", [12]))
+            and m.case.variant == "eager"
+            and m.case.dtype == "float16"
+            and m.method == "wall_per_call"
+        ),
+        80.0,
+    )
     gpu = ref.quantities.get(spec.quantities[0].id)
-    values = dict(mb=mb, eager=8 * mb, fused=2 * mb, roof=ref.device.copy_gbps, small=small,
-                  gpu=gpu.ratio if gpu else 4.0)
+    values = dict(
+        mb=mb, eager=8 * mb, fused=2 * mb, roof=ref.device.copy_gbps, small=small, gpu=gpu.ratio if gpu else 4.0
+    )
     table = {"good": _GOOD, "wrong": _WRONG, "adjectives": _ADJ}[p.explanation]
     return {e.grade_id: table.get(e.grade_id, _ADJ["explain_headline"]).format(**values) for e in spec.explanations}
 
@@ -113,8 +126,9 @@ def _measured(truth: dict[str, float | str], rng: random.Random) -> dict[str, fl
     return {q: (round(v * math.exp(rng.gauss(0, 0.03)), 4) if isinstance(v, float) else v) for q, v in truth.items()}
 
 
-def make_submission(release_nb: Any, spec: LessonSpec, ref: ReferenceRun, persona: Persona, seed: int,
-                    start: datetime) -> Any:
+def make_submission(
+    release_nb: Any, spec: LessonSpec, ref: ReferenceRun, persona: Persona, seed: int, start: datetime
+) -> Any:
     """One executed-looking notebook for ``persona``: sources filled, ledger outputs in place."""
     rng = random.Random(seed)
     nb = copy.deepcopy(release_nb)
@@ -153,12 +167,12 @@ def make_submission(release_nb: Any, spec: LessonSpec, ref: ReferenceRun, person
                     chain.append(append(chain, "measurement", q.id, measured[q.id], tick(), meta=device))
             cell.outputs.append(out("measured"))
     if persona.revise and preds:
-        q = spec.quantities[0].id
-        chain.append(append(chain, "prediction", q, truth[q], tick(), "after seeing the measurement"))
+        qid = spec.quantities[0].id
+        chain.append(append(chain, "prediction", qid, truth[qid], tick(), "after seeing the measurement"))
         for cell in nb.cells:
-            if cell.cell_type == "code" and f'"{q}"' in cell.source and ".predict(" in cell.source:
-                cell.source = cell.source.replace(f"{preds[q]!r}, because=", f"{truth[q]!r}, because=", 1)
-                cell.outputs = [out(f"committed {q} (revised)")]
+            if cell.cell_type == "code" and f'"{qid}"' in cell.source and ".predict(" in cell.source:
+                cell.source = cell.source.replace(f"{preds[qid]!r}, because=", f"{truth[qid]!r}, because=", 1)
+                cell.outputs = [out(f"committed {qid} (revised)")]
     if persona.forge:
         for cell in nb.cells:
             for o in cell.get("outputs", []):
@@ -170,8 +184,15 @@ def make_submission(release_nb: Any, spec: LessonSpec, ref: ReferenceRun, person
     return nb
 
 
-def generate_class(course_root: str | Path, spec: LessonSpec, ref: ReferenceRun, release_nb_path: str | Path,
-                   students: int, seed: int = 0, due: datetime | None = None) -> list[str]:
+def generate_class(
+    course_root: str | Path,
+    spec: LessonSpec,
+    ref: ReferenceRun,
+    release_nb_path: str | Path,
+    students: int,
+    seed: int = 0,
+    due: datetime | None = None,
+) -> list[str]:
     """Write ``submitted/<student>/<assignment>/`` for ``students`` synthetic students; returns their ids."""
     rng = random.Random(seed)
     release = nbformat.read(str(release_nb_path), as_version=4)

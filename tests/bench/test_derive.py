@@ -7,13 +7,20 @@ from autograder.records import Case, Measurement, summarize
 
 
 def _m(variant, dtype, k, method, samples):
-    return Measurement(case=Case(variant=variant, dtype=dtype, log2_n=k), method=method, samples_ms=samples,
-                       stats=summarize(samples), bytes_moved=1)
+    return Measurement(
+        case=Case(variant=variant, dtype=dtype, log2_n=k),
+        method=method,
+        samples_ms=samples,
+        stats=summarize(samples),
+        bytes_moved=1,
+    )
 
 
 def test_speedup_and_its_noise_band():
-    ms = [_m("eager", "float16", 24, "gpu_time", [4.0, 4.0, 4.0]),
-          _m("compiled", "float16", 24, "gpu_time", [0.9, 1.0, 1.1])]
+    ms = [
+        _m("eager", "float16", 24, "gpu_time", [4.0, 4.0, 4.0]),
+        _m("compiled", "float16", 24, "gpu_time", [0.9, 1.0, 1.1]),
+    ]
     s, spread = speedup(ms, "float16", 24, "gpu_time")
     assert s == pytest.approx(4.0)
     assert spread == pytest.approx(0.5 * math.log(1.05 / 0.95))

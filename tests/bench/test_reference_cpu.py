@@ -14,9 +14,26 @@ from autograder.records import ReferenceRun
 def cpu_run(tmp_path_factory, repo):
     out = tmp_path_factory.mktemp("refs")
     png = out / "sweep.png"
-    r = subprocess.run([sys.executable, "-m", "autograder", "bench", "04_fusion", "--course", str(repo),
-                        "--device", "cpu", "--out", str(out), "--plot", str(png)],
-                       capture_output=True, text=True, env={**__import__("os").environ, "COLUMNS": "200"})
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "bench",
+            "04_fusion",
+            "--course",
+            str(repo),
+            "--device",
+            "cpu",
+            "--out",
+            str(out),
+            "--plot",
+            str(png),
+        ],
+        capture_output=True,
+        text=True,
+        env={**__import__("os").environ, "COLUMNS": "200"},
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     return ReferenceRun.model_validate_json((out / "04_fusion" / "cpu.json").read_text()), r.stdout, png
 

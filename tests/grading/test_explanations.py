@@ -2,9 +2,11 @@ import pytest
 
 from autograder.grading.explanations import extract_numbers, grade_explanation
 
-GOOD = ("Eager launches four kernels and each reads and writes a 32 MB tensor, so it moves 268 MB; the fused "
-        "kernel moves 64 MiB in one launch. That 4x cut in traffic explains the 3.9x GPU-time speedup: both run "
-        "near the 4,200 GB/s copy roofline.")
+GOOD = (
+    "Eager launches four kernels and each reads and writes a 32 MB tensor, so it moves 268 MB; the fused "
+    "kernel moves 64 MiB in one launch. That 4x cut in traffic explains the 3.9x GPU-time speedup: both run "
+    "near the 4,200 GB/s copy roofline."
+)
 WRONG = "Fusing saves memory: eager moves 100 MB and compiled moves 10 MB, so it is 10x faster with 3 kernels."
 ADJECTIVES = "The compiled version is much faster because fusion is more efficient and avoids waste."
 

@@ -29,10 +29,17 @@ def test_a_clean_submission_reads_fully(careful, spec):
     assert r.sha256 and len(r.sha256) == 64
 
 
-@pytest.mark.parametrize("data, needle", [
-    (b"", "empty"), (b"   \n", "empty"), (b"not json at all", "not valid JSON"), (b"\xff\xfe\x00junk", "not UTF-8"),
-    (b"[1, 2, 3]", "not a Jupyter notebook"), (b'{"cells": 5}', "not a Jupyter notebook"),
-])
+@pytest.mark.parametrize(
+    "data, needle",
+    [
+        (b"", "empty"),
+        (b"   \n", "empty"),
+        (b"not json at all", "not valid JSON"),
+        (b"\xff\xfe\x00junk", "not UTF-8"),
+        (b"[1, 2, 3]", "not a Jupyter notebook"),
+        (b'{"cells": 5}', "not a Jupyter notebook"),
+    ],
+)
 def test_unreadable_files_get_a_reason(spec, data, needle):
     r = read_notebook_bytes(data, spec)
     assert any(needle in e for e in r.errors)
@@ -53,14 +60,18 @@ def test_edited_locked_cell_is_noticed(careful, spec):
 
 
 def test_deleted_test_cell_is_noticed(careful, spec):
-    careful.cells = [c for c in careful.cells if c.metadata.get("nbgrader", {}).get("grade_id") != "grade_fp32_direction"]
+    careful.cells = [
+        c for c in careful.cells if c.metadata.get("nbgrader", {}).get("grade_id") != "grade_fp32_direction"
+    ]
     assert read_notebook_bytes(_bytes(careful), spec).missing_cells == ["grade_fp32_direction"]
 
 
 def test_prediction_edited_but_never_run(careful, spec):
     for c in careful.cells:
         if '"gpu_speedup@fp16,2^24"' in c.source and ".predict(" in c.source:
-            c.source = c.source.replace('"gpu_speedup@fp16,2^24",\n    ', '"gpu_speedup@fp16,2^24",\n    9.5, because="x",  # ', 1)
+            c.source = c.source.replace(
+                '"gpu_speedup@fp16,2^24",\n    ', '"gpu_speedup@fp16,2^24",\n    9.5, because="x",  # ', 1
+            )
     r = read_notebook_bytes(_bytes(careful), spec)
     assert r.source_values["gpu_speedup@fp16,2^24"] == "9.5"
 

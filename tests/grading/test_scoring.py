@@ -8,13 +8,25 @@ from autograder.records import Prediction, QuantityValue
 
 
 def _pred(value, because="fused moves 2N·s instead of 8N·s", revised=False):
-    return Prediction(quantity="gpu_speedup@fp16,2^24", value=value, because=because,
-                      at=datetime(2026, 1, 1, tzinfo=timezone.utc), seq=1, revised_after_measurement=revised)
+    return Prediction(
+        quantity="gpu_speedup@fp16,2^24",
+        value=value,
+        because=because,
+        at=datetime(2026, 1, 1, tzinfo=timezone.utc),
+        seq=1,
+        revised_after_measurement=revised,
+    )
 
 
 def _ref(value=3.9, spread=0.0):
-    return QuantityValue(quantity="gpu_speedup@fp16,2^24", value=value, ratio=value, log_spread=spread,
-                         method="gpu_time", device="nvidia-h200")
+    return QuantityValue(
+        quantity="gpu_speedup@fp16,2^24",
+        value=value,
+        ratio=value,
+        log_spread=spread,
+        method="gpu_time",
+        device="nvidia-h200",
+    )
 
 
 @pytest.fixture()
@@ -26,7 +38,9 @@ def test_full_partial_and_zero_credit(q):
     pol = GradingPolicy()
     full = grade_prediction(q, "g", _pred(3.5), _ref(), "NVIDIA H200", pol)
     assert full.fraction == 1.0 and full.points == 2.0
-    assert full.reason.startswith("you predicted 3.50×; the NVIDIA H200 reference measured 3.90× (gpu_time, float16, 2^24)")
+    assert full.reason.startswith(
+        "you predicted 3.50×; the NVIDIA H200 reference measured 3.90× (gpu_time, float16, 2^24)"
+    )
     assert "full credit" in full.reason
     part = grade_prediction(q, "g", _pred(2.0), _ref(), "NVIDIA H200", pol)
     assert 0 < part.fraction < 1 and "off by 1.95×" in part.reason
@@ -62,16 +76,24 @@ def test_direction_scores():
 
 @pytest.mark.parametrize("policy, expected", [("flag", 1.0), ("penalty", 0.5), ("zero", 0.0)])
 def test_revised_after_measurement_policies(q, policy, expected):
-    g = grade_prediction(q, "g", _pred(3.9, revised=True), _ref(), "D",
-                         GradingPolicy(revised_after_measurement=policy))
+    g = grade_prediction(q, "g", _pred(3.9, revised=True), _ref(), "D", GradingPolicy(revised_after_measurement=policy))
     assert g.fraction == expected and "revised_after_measurement" in g.flags
     assert "revised after you measured it" in g.reason
 
 
-@pytest.mark.parametrize("value, needle", [
-    (float("nan"), "finite"), (float("inf"), "finite"), (-2.0, "positive"), (0.0, "positive"),
-    ("about 3x", "not words"), ("3", "not words"), (1e9, "plausible"), (1e-9, "plausible"),
-])
+@pytest.mark.parametrize(
+    "value, needle",
+    [
+        (float("nan"), "finite"),
+        (float("inf"), "finite"),
+        (-2.0, "positive"),
+        (0.0, "positive"),
+        ("about 3x", "not words"),
+        ("3", "not words"),
+        (1e9, "plausible"),
+        (1e-9, "plausible"),
+    ],
+)
 def test_ungradeable_values_get_zero_with_a_reason(q, value, needle):
     g = grade_prediction(q, "g", _pred(value), _ref(), "D", GradingPolicy())
     assert g.points == 0 and needle in g.reason and "invalid_value" in g.flags

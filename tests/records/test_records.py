@@ -25,11 +25,27 @@ def test_reference_run_round_trips_through_json(h200):
 
 
 def test_submission_grade_round_trip():
-    g = SubmissionGrade(student="a", assignment="04_fusion", notebook="x.ipynb", notebook_sha256=None,
-                        device_of_record="nvidia-h200", chain=ChainVerdict(status="ok"),
-                        predictions=[PredictionGrade(quantity="q", grade_id="g", predicted=3.0, reference=4.0,
-                                                     fraction=0.5, points=1.0, max_points=2.0, reason="r")],
-                        graded_at=datetime.now(timezone.utc))
+    g = SubmissionGrade(
+        student="a",
+        assignment="04_fusion",
+        notebook="x.ipynb",
+        notebook_sha256=None,
+        device_of_record="nvidia-h200",
+        chain=ChainVerdict(status="ok"),
+        predictions=[
+            PredictionGrade(
+                quantity="q",
+                grade_id="g",
+                predicted=3.0,
+                reference=4.0,
+                fraction=0.5,
+                points=1.0,
+                max_points=2.0,
+                reason="r",
+            )
+        ],
+        graded_at=datetime.now(timezone.utc),
+    )
     assert SubmissionGrade.model_validate_json(g.model_dump_json()) == g
     assert g.cell_scores() == {"g": 1.0}
 
@@ -40,10 +56,13 @@ def test_records_are_frozen():
         c.log2_n = 13  # type: ignore[misc]
 
 
-@pytest.mark.parametrize("bad, needle", [
-    (dict(full_factor=2.0, zero_factor=1.5), "zero_factor"),
-    (dict(full_factor=0.9), "greater than 1"),
-])
+@pytest.mark.parametrize(
+    "bad, needle",
+    [
+        (dict(full_factor=2.0, zero_factor=1.5), "zero_factor"),
+        (dict(full_factor=0.9), "greater than 1"),
+    ],
+)
 def test_tolerance_rejects_bad_bands(bad, needle):
     with pytest.raises(ValidationError, match=needle):
         Tolerance(**bad)
@@ -59,17 +78,21 @@ def test_quantity_validation_messages():
 
 
 def test_direction_quantity_needs_both_dtypes_cases():
-    q = Quantity(id="d", title="t", kind="direction", dtype="float32", baseline_dtype="float16", log2_n=10,
-                 method="gpu_time")
-    assert {c.key for c in q.cases()} == {"eager/fp32/2^10", "compiled/fp32/2^10", "eager/fp16/2^10",
-                                          "compiled/fp16/2^10"}
+    q = Quantity(
+        id="d", title="t", kind="direction", dtype="float32", baseline_dtype="float16", log2_n=10, method="gpu_time"
+    )
+    assert {c.key for c in q.cases()} == {
+        "eager/fp32/2^10",
+        "compiled/fp32/2^10",
+        "eager/fp16/2^10",
+        "compiled/fp16/2^10",
+    }
 
 
 def test_measurement_rejects_bad_samples():
     case = Case(variant="eager", dtype="float16", log2_n=10)
     with pytest.raises(ValidationError, match="finite and positive"):
-        Measurement(case=case, method="gpu_time", samples_ms=[1.0, float("nan")], stats=summarize([1.0]),
-                    bytes_moved=1)
+        Measurement(case=case, method="gpu_time", samples_ms=[1.0, float("nan")], stats=summarize([1.0]), bytes_moved=1)
     with pytest.raises(ValidationError, match="finite and positive"):
         Measurement(case=case, method="gpu_time", samples_ms=[-1.0], stats=summarize([1.0]), bytes_moved=1)
 

@@ -1,0 +1,193 @@
+"""Students run the released notebook in a real kernel, submit, and nbgrader autogrades it with the
+course's config; the fast batch must then give exactly the same scores.
+
+Four executed students (good, poor predictor, revised after measuring, blank) plus four synthetic ones
+(adjectives-only, misconception, late, forged) go through `nbgrader autograde` in one real CLI call.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+
+import nbformat
+import pytest
+from nbgrader.api import Gradebook, MissingEntry
+
+from autograder.bench.store import ReferenceStore
+from autograder.course import Course
+from autograder.grading.batch import grade_class
+from autograder.grading.policy import GradingPolicy
+from autograder.grading.records_store import RecordStore
+from autograder.records import SubmissionGrade
+from autograder.sample.execute import run_as_student
+from autograder.sample.fill import fill_explanations, fill_predictions
+from autograder.sample.generate import PERSONAS, make_submission
+
+pytestmark = pytest.mark.slow
+
+GOOD = {
+    "gpu_speedup@fp16,2^24": (3.8, "fused moves 2·N·s bytes instead of 8·N·s, and both are memory-bound at 2^24"),
+    "wall_speedup@fp16,2^24": (1.0, "a call costs ~80 µs of dispatch on a fast GPU, longer than either kernel"),
+    "wall_speedup@fp16,2^12": (0.9, "8 KB is nothing: both are pure launch overhead"),
+    "fp32_vs_fp16@2^24": ("same", "both dtypes are memory-bound; fusion cuts the same 4x of traffic"),
+}
+POOR = {
+    "gpu_speedup@fp16,2^24": (20.0, "compilers are magic"),
+    "wall_speedup@fp16,2^24": (4.0, "four kernels become one"),
+    "wall_speedup@fp16,2^12": (10.0, "small is fast"),
+    "fp32_vs_fp16@2^24": ("lower", "fp32 is slower"),
+}
+EXPLAIN = {
+    "explain_headline": "Eager runs four kernels moving 268 MB; fused moves 67 MB in one kernel: 4x less "
+    "traffic, so about 3.9x in GPU time near the 4,200 GB/s roofline.",
+    "explain_sweep": "It is faster when it is bigger.",
+}
+
+
+def _submit(course, student, nb):
+    folder = course / "submitted" / student / "04_fusion"
+    folder.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, str(folder / "04_fusion.ipynb"))
+
+
+@pytest.fixture(scope="module")
+def graded_course(tmp_path_factory, course_template, spec, h200):
+    course = tmp_path_factory.mktemp("e2e") / "course"
+    shutil.copytree(course_template, course)
+    release = nbformat.read(str(course / "release/04_fusion/04_fusion.ipynb"), as_version=4)
+    plans = {
+        "good": (GOOD, None),
+        "poor": (POOR, None),
+        "reviser": (POOR, {"gpu_speedup@fp16,2^24": (3.9, "after seeing the measurement")}),
+        "blank": ({}, None),
+    }
+    for student, (answers, revise) in plans.items():
+        work = tmp_path_factory.mktemp(f"work_{student}")
+        shutil.copy2(course / "release/04_fusion/lesson.toml", work)
+        nb = nbformat.from_dict(release)
+        nb = nbformat.reads(nbformat.writes(nb), as_version=4)
+        assert fill_predictions(nb, answers) == []
+        if student != "blank":
+            fill_explanations(nb, EXPLAIN)
+        executed = run_as_student(nb, work, revise=revise)
+        errors = [o for c in executed.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+        assert not errors, errors
+        _submit(course, student, executed)
+    from datetime import datetime, timezone
+
+    for name in ("adjectives", "misconception", "late", "forger"):
+        persona = next(p for p in PERSONAS if p.name == name)
+        nb = make_submission(
+            release, spec, h200, persona, seed=len(name), start=datetime(2026, 11, 28, tzinfo=timezone.utc)
+        )
+        _submit(course, f"syn_{name}", nb)
+    proc = subprocess.run(
+        [sys.executable, "-m", "nbgrader", "autograde", "04_fusion"],
+        cwd=course,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return course, proc.stderr
+
+
+def _gradebook(course):
+    out = {}
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        for s in gb.students:
+            try:
+                nb = gb.find_submission_notebook("04_fusion", "04_fusion", s.id)
+            except MissingEntry:
+                continue
+            out[s.id] = {
+                "scores": {g.name: g.auto_score for g in nb.grades},
+                "manual": {g.name: g.needs_manual_grade for g in nb.grades},
+                "comments": {c.name: c.auto_comment for c in nb.comments},
+            }
+    return out
+
+
+def _record(course, student) -> SubmissionGrade:
+    r = RecordStore(course / "records").load("04_fusion", student)
+    assert r is not None
+    return r
+
+
+def test_good_student_earns_full_prediction_credit(graded_course):
+    course, _ = graded_course
+    gb = _gradebook(course)["good"]
+    assert gb["scores"]["grade_gpu_speedup"] == 2.0
+    assert gb["scores"]["grade_wall_speedup"] == 2.0
+    assert gb["scores"]["grade_fp32_direction"] == 2.0
+    assert gb["manual"]["explain_headline"] is True  # instructors still grade explanations
+    assert "Suggested" in gb["comments"]["explain_headline"] and "268 MB" in gb["comments"]["explain_headline"]
+    assert "no numbers" in gb["comments"]["explain_sweep"]
+    rec = _record(course, "good")
+    assert rec.chain.status == "ok" and rec.device_of_record == "nvidia-h200"
+    assert "you measured on CPU" in rec.predictions[0].reason  # never silently graded on another device
+
+
+def test_poor_predictor_gets_zero_with_reasons(graded_course):
+    course, _ = graded_course
+    gb = _gradebook(course)["poor"]
+    assert gb["scores"]["grade_gpu_speedup"] == 0.0
+    assert gb["scores"]["grade_fp32_direction"] == 0.0
+    rec = _record(course, "poor")
+    assert "you predicted 20.00×; the NVIDIA H200 reference measured" in rec.predictions[0].reason
+
+
+def test_revised_after_measurement_is_penalized(graded_course):
+    course, _ = graded_course
+    gb = _gradebook(course)["reviser"]
+    assert gb["scores"]["grade_gpu_speedup"] == 1.0  # right value, half kept under the "penalty" policy
+    rec = _record(course, "reviser")
+    assert "revised_after_measurement" in rec.predictions[0].flags
+
+
+def test_blank_student_scores_zero_everywhere(graded_course):
+    course, _ = graded_course
+    gb = _gradebook(course)["blank"]
+    assert all(v == 0.0 for k, v in gb["scores"].items())
+    assert _record(course, "blank").predictions[0].reason.startswith("no committed prediction")
+
+
+def test_feedback_shows_reasons(graded_course):
+    course, _ = graded_course
+    proc = subprocess.run(
+        [sys.executable, "-m", "nbgrader", "generate_feedback", "04_fusion", "--student", "poor"],
+        cwd=course,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    html = next((course / "feedback" / "poor" / "04_fusion").glob("*.html")).read_text(encoding="utf-8")
+    assert "reference measured" in html and "no credit" in html
+
+
+def test_fast_batch_agrees_exactly_with_nbgrader_autograde(graded_course, tmp_path):
+    course, _ = graded_course
+    native = _gradebook(course)
+    fast_course = tmp_path / "fast"
+    shutil.copytree(
+        course, fast_course, ignore=shutil.ignore_patterns("records", "autograded", "feedback", "gradebook.db")
+    )
+    subprocess.run(
+        [sys.executable, "-m", "nbgrader", "generate_assignment", "04_fusion", "--force"],
+        cwd=fast_course,
+        check=True,
+        capture_output=True,
+    )
+    result = grade_class(Course.at(fast_course), "04_fusion", GradingPolicy(), workers=2)
+    assert not result.failed
+    fast = _gradebook(fast_course)
+    assert set(fast) == set(native)
+    for student in native:
+        assert fast[student]["scores"] == native[student]["scores"], student
+        assert fast[student]["manual"] == native[student]["manual"], student
+        for gid in ("explain_headline", "explain_sweep"):
+            assert fast[student]["comments"][gid] == native[student]["comments"][gid], student
+    assert ReferenceStore(course / "references").devices("04_fusion") == ["nvidia-h200"]
