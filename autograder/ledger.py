@@ -168,7 +168,6 @@ def committed_predictions(chain: Sequence[LedgerEntry]) -> dict[str, Prediction]
             latest[q] = e
     out: dict[str, Prediction] = {}
     for q, e in latest.items():
-        assert e.value is not None
         out[q] = Prediction(
             quantity=q,
             value=e.value,

@@ -27,9 +27,9 @@ import psutil
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from autograder.bench.store import ReferenceStore  # noqa: E402
-from autograder.course import Course  # noqa: E402
-from autograder.sample.generate import generate_class  # noqa: E402
+from autograder.bench.store import ReferenceStore
+from autograder.course import Course
+from autograder.sample.generate import generate_class
 
 
 def make_course(dest: Path, students: int) -> Path:
@@ -37,8 +37,12 @@ def make_course(dest: Path, students: int) -> Path:
     shutil.copy2(REPO / "nbgrader_config.py", dest)
     shutil.copytree(REPO / "source", dest / "source")
     shutil.copytree(REPO / "references", dest / "references")
-    subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", "04_fusion", "--force"], cwd=dest,
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "nbgrader", "generate_assignment", "04_fusion", "--force"],
+        cwd=dest,
+        check=True,
+        capture_output=True,
+    )
     c = Course.at(dest)
     spec = c.spec("04_fusion")
     ref = ReferenceStore(c.references).load("04_fusion", "nvidia-h200")
@@ -95,8 +99,10 @@ def main() -> None:
     ap.add_argument("--large", type=int, default=1000)
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
-    lines = [f"machine: {platform.processor() or platform.machine()}, {psutil.cpu_count()} cores, "
-             f"{psutil.virtual_memory().total / 2**30:.0f} GiB; python {platform.python_version()}"]
+    lines = [
+        f"machine: {platform.processor() or platform.machine()}, {psutil.cpu_count()} cores, "
+        f"{psutil.virtual_memory().total / 2**30:.0f} GiB; python {platform.python_version()}"
+    ]
     with tempfile.TemporaryDirectory() as tmp:
         native = make_course(Path(tmp) / "native", args.students)
         fast = Path(tmp) / "fast"
@@ -113,8 +119,9 @@ def main() -> None:
         print("\n".join(lines), flush=True)
         large = make_course(Path(tmp) / "large", args.large)
         t_large, m_large = timed([sys.executable, "-m", "autograder", "grade", "04_fusion"], large)
-        t_records, _ = timed([sys.executable, "-m", "autograder", "grade", "04_fusion", "--force", "--no-gradebook"],
-                             large)
+        t_records, _ = timed(
+            [sys.executable, "-m", "autograder", "grade", "04_fusion", "--force", "--no-gradebook"], large
+        )
         lines += [
             f"{args.large} submissions: autograder grade {t_large:.1f} s (records + gradebook), "
             f"peak RSS {m_large / 2**20:.0f} MiB (process tree); records only, --force: {t_records:.1f} s",

@@ -23,6 +23,7 @@ from ..bench.store import ReferenceStore
 from ..course import Course
 from ..records import ChainVerdict, SubmissionGrade
 from ..spec import LessonSpec
+from .cohort import flag_shared_chains
 from .grade import grade_submission
 from .policy import GradingPolicy
 from .reader import read_notebook_bytes
@@ -170,7 +171,11 @@ def grade_class(
                     progress("grading", done, len(subs))
     store = RecordStore(course.records)
     by_student = {s.student: s for s in subs}
-    result.records = [r for r in (store.load(assignment, s.student) for s in subs) if r is not None]
+    records = {r.student: r for r in (store.load(assignment, s.student) for s in subs) if r is not None}
+    for changed in flag_shared_chains(list(records.values())):
+        store.save(changed)
+        records[changed.student] = changed
+    result.records = list(records.values())
     if gradebook:
         write_gradebook(course, spec, result.records, by_student, progress)
     return result

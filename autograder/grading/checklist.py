@@ -43,7 +43,7 @@ def checklist(reading: SubmissionReading, spec: LessonSpec) -> tuple[list[CheckR
             rows.append(CheckRow(q.id, "missing", "—", "no prediction committed: fill in the value and run the cell"))
             continue
         _, problem = check_value(q, p.value)
-        shown = f"{p.value:g}×" if isinstance(p.value, float) else str(p.value)
+        shown = f"{p.value:g}×" if isinstance(p.value, float) else str(p.value)[:20]
         if problem:
             rows.append(CheckRow(q.id, "invalid", shown, problem))
         elif not p.because.strip():

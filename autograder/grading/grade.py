@@ -35,6 +35,16 @@ def grade_quantity(
         chain_reason="; ".join(reading.verdict.reasons),
         device_note=note,
     )
+    if spec.grade_ids[qid] in reading.missing_cells:
+        return g.model_copy(
+            update={
+                "points": 0.0,
+                "fraction": 0.0,
+                "flags": [*g.flags, "test_cell_missing"],
+                "reason": f"the test cell {spec.grade_ids[qid]} was deleted or renamed in your notebook, so it "
+                f"earns nothing (nbgrader scores a missing test cell 0). What it would have said: {g.reason}",
+            }
+        )
     literal = reading.source_values.get(qid)
     if p is not None and literal is not None and _differs(literal, p.value):
         g = g.model_copy(
@@ -80,6 +90,7 @@ def grade_submission(
     flags += [f"{f}:{p.quantity}" for p in predictions for f in p.flags if f not in ("missing",)]
     flags += [f"tampered:{c}" for c in reading.tampered_cells]
     flags += [f"cell_deleted:{c}" for c in reading.missing_cells]
+    flags += [f"cell_duplicated:{c}" for c in reading.duplicate_cells]
     flags += [f"explanation_{f}:{e.grade_id}" for e in explanations for f in e.flags]
     return SubmissionGrade(
         student=student,
@@ -99,7 +110,7 @@ def grade_submission(
     )
 
 
-def _differs(source_literal: str, committed: float | str) -> bool:
+def _differs(source_literal: str, committed: float | str | None) -> bool:
     try:
         value = ast.literal_eval(source_literal)
     except (ValueError, SyntaxError):

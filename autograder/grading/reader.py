@@ -32,6 +32,7 @@ class SubmissionReading(Record):
     explanations: dict[str, str] = Field(default_factory=dict, description="grade_id -> markdown text")
     tampered_cells: list[str] = Field(default_factory=list)
     unanswered_cells: list[str] = Field(default_factory=list, description="solution cells left as released")
+    duplicate_cells: list[str] = Field(default_factory=list)
     missing_cells: list[str] = Field(default_factory=list)
     student_device: str | None = None
     student_device_name: str | None = None
@@ -98,13 +99,14 @@ def _source_values(nb: Any) -> dict[str, str]:
     return out
 
 
-def _cells(nb: Any, spec: LessonSpec) -> tuple[dict[str, str], list[str], list[str], list[str]]:
+def _cells(nb: Any, spec: LessonSpec) -> tuple[dict[str, str], list[str], list[str], list[str], list[str]]:
     expected = set(spec.grade_ids.values()) | {e.grade_id for e in spec.explanations}
     explanation_ids = {e.grade_id for e in spec.explanations}
     texts: dict[str, str] = {}
     tampered: list[str] = []
     unanswered: list[str] = []
     seen: set[str] = set()
+    duplicates: set[str] = set()
     for cell in nb.get("cells", []):
         if not isinstance(cell, dict):
             continue
@@ -114,6 +116,8 @@ def _cells(nb: Any, spec: LessonSpec) -> tuple[dict[str, str], list[str], list[s
         gid = meta.get("grade_id")
         if not isinstance(gid, str):
             continue
+        if gid in seen:
+            duplicates.add(gid)
         seen.add(gid)
         src = cell.get("source", "")
         src = "".join(src) if isinstance(src, list) else str(src)
@@ -130,7 +134,7 @@ def _cells(nb: Any, spec: LessonSpec) -> tuple[dict[str, str], list[str], list[s
             tampered.append(gid)
         elif meta.get("solution") and same:
             unanswered.append(gid)
-    return texts, sorted(tampered), sorted(expected - seen), sorted(unanswered)
+    return texts, sorted(tampered), sorted(expected - seen), sorted(unanswered), sorted(duplicates)
 
 
 def read_notebook_node(nb: Any, spec: LessonSpec, sha256: str | None = None) -> SubmissionReading:
@@ -145,7 +149,7 @@ def read_notebook_node(nb: Any, spec: LessonSpec, sha256: str | None = None) -> 
     verdict, entries = verify_chains(copies)
     if problems and verdict.status == "ok":
         verdict = verdict.model_copy(update={"reasons": problems})
-    texts, tampered, missing, unanswered = _cells(nb, spec)
+    texts, tampered, missing, unanswered, duplicates = _cells(nb, spec)
     device = device_name = None
     for e in entries:
         if e.kind in ("measurement", "genesis") and e.meta.get("device_key"):
@@ -159,6 +163,7 @@ def read_notebook_node(nb: Any, spec: LessonSpec, sha256: str | None = None) -> 
         tampered_cells=tampered,
         missing_cells=missing,
         unanswered_cells=unanswered,
+        duplicate_cells=duplicates,
         student_device=device,
         student_device_name=device_name,
         errors=errors,

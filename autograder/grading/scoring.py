@@ -106,6 +106,8 @@ def grade_prediction(
             flags=[*flags, "no_reason"],
             **base,
         )
+    if len(prediction.because) > 2000:
+        flags.append("reason_too_long")
     if ref is None:
         return PredictionGrade(
             predicted=value,

@@ -33,7 +33,7 @@ class Prediction(Record):
     """The prediction that counts for one quantity: the last one committed in the chain."""
 
     quantity: str
-    value: float | str
+    value: float | str | None = Field(description="None only when a chain was edited to hold null")
     because: str
     at: datetime
     seq: int

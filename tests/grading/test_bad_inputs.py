@@ -1,0 +1,263 @@
+"""A corpus of bad submissions, built here, each with the verdict it must get — graded in one batch
+together with clean submissions, which must come out exactly as in a clean batch."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from collections.abc import Callable
+from datetime import datetime, timezone
+
+import nbformat
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from autograder.bench.store import ReferenceStore
+from autograder.course import Course
+from autograder.grading.batch import grade_class
+from autograder.grading.policy import GradingPolicy
+from autograder.grading.reader import read_notebook_bytes
+from autograder.grading.records_store import RecordStore
+from autograder.ledger import GENESIS_PREV, entry_hash
+from autograder.records import LEDGER_MIME, SubmissionGrade
+from autograder.sample.generate import PERSONAS, make_submission
+
+START = datetime(2026, 11, 28, tzinfo=timezone.utc)
+Q = "gpu_speedup@fp16,2^24"
+
+
+def _base(release, spec, ref, seed=1):
+    return make_submission(release, spec, ref, PERSONAS[0], seed=seed, start=START)
+
+
+def _ledger_outputs(nb):
+    for cell in nb["cells"]:
+        for o in cell.get("outputs", []):
+            if isinstance(o, dict) and LEDGER_MIME in o.get("data", {}):
+                yield o["data"][LEDGER_MIME]
+
+
+def _edit_chain(nb, edit: Callable[[list[dict]], None], reseal: bool):
+    """Apply ``edit`` to every copy of the chain; with ``reseal`` recompute hashes like a determined forger."""
+    for payload in _ledger_outputs(nb):
+        chain = payload["chain"]
+        edit(chain)
+        if reseal:
+            prev = GENESIS_PREV
+            for e in chain:
+                e["prev"] = prev
+                e["hash"] = entry_hash(e)
+                prev = e["hash"]
+    return nb
+
+
+def _set_prediction(value=None, because=None):
+    def edit(chain):
+        for e in chain:
+            if e["kind"] == "prediction" and e["quantity"] == Q:
+                if value is not None:
+                    e["value"] = value
+                if because is not None:
+                    e["because"] = because
+    return edit
+
+
+def _bytes(nb) -> bytes:
+    return json.dumps(nb, allow_nan=True).encode()
+
+
+def _cells_without(nb, gid):
+    nb["cells"] = [c for c in nb["cells"] if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") != gid]
+    return nb
+
+
+def _rename(nb, old, new):
+    for c in nb["cells"]:
+        meta = c.get("metadata", {}).get("nbgrader", {})
+        if meta.get("grade_id") == old:
+            meta["grade_id"] = new
+    return nb
+
+
+def _source_edit(nb):
+    for c in nb["cells"]:
+        c["source"] = "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+        if c["cell_type"] == "code" and f'"{Q}"' in c["source"] and ".predict(" in c["source"]:
+            c["source"] = c["source"].replace(f'"{Q}",\n    ', f'"{Q}",\n    9.5, because="x",  # was: ', 1)
+    return nb
+
+
+def _huge(nb):
+    nb["cells"][1]["outputs"].append(nbformat.v4.new_output("stream", name="stdout", text="x" * (55 << 20)))
+    return nb
+
+
+def _junk_outputs(nb):
+    rnd = random.Random(0)
+    nb["cells"][1]["outputs"].append(nbformat.v4.new_output(
+        "display_data", data={"image/png": "".join(chr(rnd.randint(33, 126)) for _ in range(5000)),
+                              "text/plain": "\x00\x01\x02 binary \ufffd junk"}))
+    return nb
+
+
+def _garbage_ledger(nb):
+    nb["cells"][1]["outputs"].append(nbformat.v4.new_output("display_data", data={LEDGER_MIME: "{not json"}))
+    return nb
+
+
+# name -> (builder(nb) -> bytes, check(record, base_record))
+CASES: dict[str, tuple[Callable, Callable[[SubmissionGrade, SubmissionGrade], bool]]] = {
+    "not_json": (lambda nb: b"print('hello')", lambda r, b: "not valid JSON" in r.errors[0] and r.total == 0),
+    "json_not_notebook": (lambda nb: b'{"hello": [1, 2]}', lambda r, b: "not a Jupyter notebook" in r.errors[0]),
+    "list_json": (lambda nb: b"[1, 2, 3]", lambda r, b: "not a Jupyter notebook" in r.errors[0]),
+    "old_nbformat": (lambda nb: _bytes({**nb, "nbformat": 3}), lambda r, b: any("too old" in e for e in r.errors)),
+    "empty": (lambda nb: b"", lambda r, b: "empty" in r.errors[0] and "unreadable" in r.flags),
+    "non_utf8": (lambda nb: b"\xff\xfe" + _bytes(nb)[:100], lambda r, b: "not UTF-8" in r.errors[0]),
+    "huge_outputs": (lambda nb: _bytes(_huge(nb)), lambda r, b: r.total == b.total and r.chain.status == "ok"),
+    "test_cell_deleted": (lambda nb: _bytes(_cells_without(nb, "grade_gpu_speedup")),
+                          lambda r, b: "cell_deleted:grade_gpu_speedup" in r.flags and r.predictions[0].points == 0
+                          and "was deleted or renamed" in r.predictions[0].reason),
+    "cells_reordered": (lambda nb: _bytes({**nb, "cells": nb["cells"][::-1]}),
+                        lambda r, b: r.total == b.total and r.chain.status == "ok"),
+    "cell_duplicated": (lambda nb: _bytes({**nb, "cells": nb["cells"] + nb["cells"][7:8]}),
+                        lambda r, b: any(f.startswith("cell_duplicated:") for f in r.flags)),
+    "grade_id_renamed": (lambda nb: _bytes(_rename(nb, "grade_wall_speedup", "grade_wall_speedup_v2")),
+                         lambda r, b: "cell_deleted:grade_wall_speedup" in r.flags and r.predictions[1].points == 0),
+    "prediction_cell_deleted": (lambda nb: _bytes(_cells_without(nb, "predict_headline")),
+                                lambda r, b: r.total == b.total),  # the ledger in later outputs still holds it
+    "edited_never_run": (lambda nb: _bytes(_source_edit(nb)), lambda r, b: f"source_not_run:{Q}" in r.flags
+                         and r.predictions[0].points == b.predictions[0].points),
+    "forged_value": (lambda nb: _bytes(_edit_chain(nb, _set_prediction(value=3.9037), reseal=False)),
+                     lambda r, b: r.chain.status == "forged" and r.total == 0 and "untrusted_chain" in r.predictions[0].flags),
+    "broken_chain": (lambda nb: _bytes(_edit_chain(nb, lambda c: c.pop(1) if len(c) > 2 else None, reseal=False)),
+                     lambda r, b: r.chain.status == "broken" and r.total == 0),
+    "nan_resealed": (lambda nb: _bytes(_edit_chain(nb, _set_prediction(value=math.nan), reseal=True)),
+                     lambda r, b: "invalid_value" in r.predictions[0].flags and "finite" in r.predictions[0].reason),
+    "inf_resealed": (lambda nb: _bytes(_edit_chain(nb, _set_prediction(value=math.inf), reseal=True)),
+                     lambda r, b: "invalid_value" in r.predictions[0].flags),
+    "negative": (lambda nb: _bytes(_edit_chain(nb, _set_prediction(value=-3.0), reseal=True)),
+                 lambda r, b: "positive" in r.predictions[0].reason and r.predictions[0].points == 0),
+    "zero": (lambda nb: _bytes(_edit_chain(nb, _set_prediction(value=0.0), reseal=True)),
+             lambda r, b: "positive" in r.predictions[0].reason),
+    "words": (lambda nb: _bytes(_edit_chain(nb, _set_prediction(value="about 3x"), reseal=True)),
+              lambda r, b: "not words" in r.predictions[0].reason),
+    "list_value": (lambda nb: _bytes(_edit_chain(nb, _set_prediction(value=[3.0]), reseal=True)),
+                   lambda r, b: r.chain.status == "broken" and "malformed" in r.chain.reasons[0]),
+    "enormous": (lambda nb: _bytes(_edit_chain(nb, _set_prediction(value=1e300), reseal=True)),
+                 lambda r, b: "plausible" in r.predictions[0].reason),
+    "null_value": (lambda nb: _bytes(_edit_chain(nb, lambda c: [e.update(value=None) for e in c
+                                                                if e["kind"] == "prediction"], reseal=True)),
+                   lambda r, b: all(p.points == 0 for p in r.predictions)),
+    "empty_because": (lambda nb: _bytes(_edit_chain(nb, _set_prediction(because=""), reseal=True)),
+                      lambda r, b: "no_reason" in r.predictions[0].flags),
+    "megabyte_because": (lambda nb: _bytes(_edit_chain(nb, _set_prediction(because="y" * (1 << 20)), reseal=True)),
+                         lambda r, b: "reason_too_long" in r.predictions[0].flags),
+    "control_chars": (lambda nb: _bytes(_edit_chain(nb, _set_prediction(because="\x00\x1b[31m\u202e\x7f"),
+                                                    reseal=True)),
+                      lambda r, b: r.predictions[0].points == b.predictions[0].points),
+    "binary_junk_outputs": (lambda nb: _bytes(_junk_outputs(nb)), lambda r, b: r.total == b.total),
+    "missing_kernelspec": (lambda nb: _bytes({**nb, "metadata": {}}), lambda r, b: r.total == b.total),
+    "garbage_ledger_output": (lambda nb: _bytes(_garbage_ledger(nb)),
+                              lambda r, b: any("not valid JSON" in x for x in r.chain.reasons)),
+    "non_dict_cells": (lambda nb: _bytes({**nb, "cells": [*nb["cells"], 5, "x", None]}),
+                       lambda r, b: r.total == b.total),
+}
+
+
+@pytest.fixture(scope="module")
+def corpus_batch(tmp_path_factory, course_template):
+    import shutil
+
+    root = tmp_path_factory.mktemp("corpus") / "course"
+    shutil.copytree(course_template, root)
+    c = Course.at(root)
+    spec = c.spec("04_fusion")
+    ref = ReferenceStore(c.references).load("04_fusion", "nvidia-h200")
+    release = nbformat.read(str(root / "release/04_fusion/04_fusion.ipynb"), as_version=4)
+    base = json.loads(nbformat.writes(_base(release, spec, ref)))
+
+    def put(student, data: bytes):
+        folder = c.submitted / student / "04_fusion"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "04_fusion.ipynb").write_bytes(data)
+
+    clean = {f"clean_{i}": nbformat.writes(_base(release, spec, ref, seed=100 + i)).encode() for i in range(4)}
+    put("base", _bytes(base))
+    for name, (build, _) in CASES.items():
+        put(name, build(json.loads(json.dumps(base))))
+    put("copier", _bytes(base))  # a verbatim copy of another student's notebook
+    for s, data in clean.items():
+        put(s, data)
+    result = grade_class(c, "04_fusion", GradingPolicy(), workers=2)
+    assert not result.failed
+
+    alone = tmp_path_factory.mktemp("clean") / "course"
+    shutil.copytree(course_template, alone)
+    ca = Course.at(alone)
+    for s, data in clean.items():
+        folder = ca.submitted / s / "04_fusion"
+        folder.mkdir(parents=True)
+        (folder / "04_fusion.ipynb").write_bytes(data)
+    grade_class(ca, "04_fusion", GradingPolicy(), workers=1)
+    return RecordStore(c.records), RecordStore(ca.records), list(clean)
+
+
+def test_corpus_has_at_least_25_kinds():
+    assert len(CASES) >= 25
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_each_bad_submission_gets_its_verdict(corpus_batch, name):
+    store, _, _ = corpus_batch
+    record, base = store.load("04_fusion", name), store.load("04_fusion", "base")
+    assert record is not None, "every submission gets a record"
+    assert CASES[name][1](record, base), record.model_dump_json(exclude={"explanations"})[:1500]
+
+
+def test_copied_chain_is_detected_across_the_class(corpus_batch):
+    store, _, _ = corpus_batch
+    assert any(f.startswith("chain_shared_with:") and "copier" in f for f in store.load("04_fusion", "base").flags)
+    assert any("base" in f for f in store.load("04_fusion", "copier").flags if f.startswith("chain_shared_with"))
+
+
+def test_clean_submissions_are_graded_as_in_a_clean_batch(corpus_batch):
+    store, clean_store, clean = corpus_batch
+    for s in clean:
+        a, b = store.load("04_fusion", s), clean_store.load("04_fusion", s)
+        assert a.model_dump(exclude={"graded_at"}) == b.model_dump(exclude={"graded_at"})
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.binary(max_size=2000))
+def test_reader_never_raises_on_random_bytes(spec, data):
+    r = read_notebook_bytes(data, spec)
+    assert r.sha256
+
+
+_ledger_payload = st.one_of(
+    st.text(max_size=20),
+    st.fixed_dictionaries({
+        "lesson": st.just("04_fusion"),
+        "chain": st.lists(st.dictionaries(st.text(max_size=5), st.integers(), max_size=3), max_size=3),
+    }),
+)
+_output = st.fixed_dictionaries({"data": st.dictionaries(st.sampled_from([LEDGER_MIME, "text/plain"]), _ledger_payload,
+                                                         max_size=2)})
+_nbgrader_meta = st.dictionaries(st.sampled_from(["grade_id", "locked", "checksum", "solution", "points"]),
+                                 st.one_of(st.text(max_size=8), st.booleans(), st.integers()), max_size=5)
+cell_strategy = st.fixed_dictionaries({
+    "cell_type": st.sampled_from(["code", "markdown", "raw", 7]),
+    "source": st.one_of(st.text(max_size=50), st.lists(st.text(max_size=10), max_size=3), st.integers()),
+    "metadata": st.one_of(st.just({}), st.fixed_dictionaries({"nbgrader": _nbgrader_meta})),
+    "outputs": st.one_of(st.lists(_output, max_size=2), st.integers()),
+})
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(cell_strategy, max_size=6), st.one_of(st.integers(), st.none(), st.text(max_size=3)))
+def test_reader_never_raises_on_notebook_shaped_junk(spec, cells, major):
+    nb = {"cells": cells, "nbformat": major, "metadata": {}}
+    r = read_notebook_bytes(json.dumps(nb).encode(), spec)
+    assert r.verdict.status in {"ok", "missing", "broken", "forged", "inconsistent"}
