@@ -11,7 +11,6 @@ from nbgrader.preprocessors import (
     CheckCellMetadata,
     ClearOutput,
     DeduplicateIds,
-    Execute,
     IgnorePattern,
     LimitOutput,
     OverwriteCells,
@@ -48,7 +47,7 @@ c.Autograde.sanitize_preprocessors = [
 ]
 c.Autograde.autograde_preprocessors = [
     "autograder.preprocessors.WriteGradingContext",
-    Execute,
+    "autograder.preprocessors.LimitedExecute",
     IgnorePattern,
     ClearMetadataPreprocessor,
     LimitOutput,
@@ -58,7 +57,11 @@ c.Autograde.autograde_preprocessors = [
     CheckCellMetadata,
 ]
 # Grading executes no benchmark (the reference is stored), but student cells may still import torch.
-c.Execute.timeout = 300
+# The kernel runs under limits; a notebook that hits one is graded on what it has, its record says why.
+c.LimitedExecute.timeout = 300
+c.LimitedExecute.memory_limit_mb = 8192
+c.LimitedExecute.cpu_limit_s = 1800
+c.LimitedExecute.file_limit_mb = 1024
 c.ClearMetadataPreprocessor.preserve_nb_metadata_mask = [("kernelspec",), ("language_info",), ("gpu_lessons",)]
 
 # Code solution regions in this course are the argument slots of L.predict(...): the stub is itself

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from traitlets import Bool, Enum, Float, Unicode
+from traitlets import Bool, Dict, Enum, Float, Integer, Unicode
 from traitlets.config import Config, Configurable
 from traitlets.config.loader import PyFileConfigLoader
 
@@ -17,7 +18,10 @@ from .bench.store import ReferenceStore
 from .course import Course
 from .grading.policy import GradingPolicy
 
-__all__ = ["LessonGrading", "load_course_config"]
+if TYPE_CHECKING:
+    from .scaleout.slurm import SlurmSettings
+
+__all__ = ["LessonGrading", "SlurmGrading", "load_course_config"]
 
 
 class LessonGrading(Configurable):
@@ -49,6 +53,39 @@ class LessonGrading(Configurable):
                 "revised_penalty": self.revised_penalty,
                 "untrusted_chain": self.untrusted_chain,
             }
+        )
+
+
+class SlurmGrading(Configurable):
+    """Where `autograder grade --executor slurm` sends its jobs (docs/slurm.md)."""
+
+    partition = Unicode("", help="Partition of the grading shards and the merge job.").tag(config=True)
+    account = Unicode("", help="Slurm account (--account).").tag(config=True)
+    bench_partition = Unicode("", help="Partition of the reference job (the GPU nodes).").tag(config=True)
+    bench_gres = Unicode("gpu:1", help="--gres of the reference job, e.g. gpu:h200:1.").tag(config=True)
+    grade_gres = Unicode("", help="--gres of grading shards (empty: CPU only).").tag(config=True)
+    shard_size = Integer(50, help="Submissions per array task.").tag(config=True)
+    cpus_per_task = Integer(1, help="CPUs per task.").tag(config=True)
+    mem_gb = Float(4.0, help="Memory per task (GB).").tag(config=True)
+    timeout_min = Integer(60, help="Time limit per job (minutes).").tag(config=True)
+    folder = Unicode("", help="submitit log folder (default COURSE/.slurm/%j).").tag(config=True)
+    extra = Dict(help="More sbatch options, e.g. {'qos': 'teaching'}.").tag(config=True)
+
+    def settings(self) -> SlurmSettings:
+        from .scaleout.slurm import SlurmSettings
+
+        return SlurmSettings(
+            partition=self.partition or None,
+            account=self.account or None,
+            bench_partition=self.bench_partition or None,
+            bench_gres=self.bench_gres,
+            grade_gres=self.grade_gres or None,
+            shard_size=self.shard_size,
+            cpus_per_task=self.cpus_per_task,
+            mem_gb=self.mem_gb,
+            timeout_min=self.timeout_min,
+            folder=self.folder,
+            extra={str(k): str(v) for k, v in self.extra.items()},
         )
 
 

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ..config import LessonGrading, load_course_config
+from ..config import LessonGrading, SlurmGrading, load_course_config
 from ..grading.batch import grade_class
 from ..grading.records_store import RecordStore
 from ..grading.report import plot_calibration, summary_rows, write_csv
+from ..scaleout.slurm import grade_on_slurm
 from ._common import CourseOpt, console, course_at, friendly_errors
+
+Executor = Literal["local", "slurm"]
 
 
 @friendly_errors
@@ -24,6 +27,13 @@ def grade(
     force: Annotated[bool, typer.Option(help="Regrade even when a record matches the notebook's hash.")] = False,
     student: Annotated[list[str] | None, typer.Option(help="Only these students (repeatable).")] = None,
     gradebook: Annotated[bool, typer.Option(help="Write scores and comments into nbgrader's gradebook.")] = True,
+    executor: Annotated[
+        Executor,
+        typer.Option(
+            help="local: processes on this machine; slurm: a job array (SlurmGrading in "
+            "nbgrader_config.py, see docs/slurm.md)."
+        ),
+    ] = "local",
 ) -> None:
     """Grade every submission from its submitted notebook, without starting a kernel per notebook.
 
@@ -44,9 +54,15 @@ def grade(
                 tasks[stage] = bar.add_task(stage, total=total)
             bar.update(tasks[stage], completed=done, total=total)
 
-        result = grade_class(
-            c, assignment, settings.policy(), workers or None, force, student or None, progress, gradebook
-        )
+        if executor == "slurm":
+            slurm = SlurmGrading(config=load_course_config(c.root)).settings()
+            result = grade_on_slurm(
+                c, assignment, settings.policy(), slurm, force, student or None, progress, gradebook
+            )
+        else:
+            result = grade_class(
+                c, assignment, settings.policy(), workers or None, force, student or None, progress, gradebook
+            )
     console.print(
         f"graded {len(result.graded)}, unchanged {len(result.skipped)}, failed {len(result.failed)}; "
         f"records in {c.records / assignment}"

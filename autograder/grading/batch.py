@@ -30,7 +30,7 @@ from .reader import read_notebook_bytes
 from .records_store import RecordStore
 from .references import ReferenceSet
 
-__all__ = ["BatchResult", "Submission", "find_submissions", "grade_class", "write_gradebook"]
+__all__ = ["BatchResult", "Submission", "finalize", "find_submissions", "grade_class", "grade_shard", "write_gradebook"]
 
 Progress = Callable[[str, int, int], None]
 
@@ -128,6 +128,28 @@ def _grade_one(student: str, path: str, force: bool) -> tuple[str, str, str | No
     return student, "graded", None
 
 
+def grade_shard(
+    root: str, assignment: str, policy_json: str, items: list[tuple[str, str]], force: bool = False
+) -> list[tuple[str, str, str | None]]:
+    """Grade a list of (student, notebook path) in this process: the unit of work of a Slurm array task."""
+    _init_worker(root, assignment, policy_json)
+    return [_grade_one(student, path, force) for student, path in items]
+
+
+def finalize(
+    course: Course, spec: LessonSpec, subs: list[Submission], gradebook: bool, progress: Progress | None = None
+) -> list[SubmissionGrade]:
+    """The merge step: cross-class checks on the records, then the gradebook. Idempotent."""
+    store = RecordStore(course.records)
+    records = {r.student: r for r in (store.load(spec.id, s.student) for s in subs) if r is not None}
+    for changed in flag_shared_chains(list(records.values())):
+        store.save(changed)
+        records[changed.student] = changed
+    if gradebook:
+        write_gradebook(course, spec, list(records.values()), {s.student: s for s in subs}, progress)
+    return list(records.values())
+
+
 # --- driver ------------------------------------------------------------------------------------------
 def grade_class(
     course: Course,
@@ -140,9 +162,7 @@ def grade_class(
     gradebook: bool = True,
 ) -> BatchResult:
     spec = course.spec(assignment)
-    ReferenceSet(
-        ReferenceStore(course.references), assignment, policy
-    ).course_reference()  # fail early, with the message, if it is missing
+    ReferenceSet(ReferenceStore(course.references), assignment, policy).course_reference()  # fail early, clearly
     subs = find_submissions(course, spec, students)
     result = BatchResult()
     workers = max(1, workers or os.cpu_count() or 1)
@@ -152,10 +172,9 @@ def grade_class(
         progress("grading", 0, len(subs))
     if workers == 1:
         _init_worker(*args)
-        outcomes = (_grade_one(s.student, str(s.path), force) for s in subs)
-        for outcome in outcomes:
+        for s in subs:
+            _collect(result, _grade_one(s.student, str(s.path), force))
             done += 1
-            _collect(result, outcome)
             if progress:
                 progress("grading", done, len(subs))
     else:
@@ -169,15 +188,7 @@ def grade_class(
                     result.failed[futures[fut]] = f"{type(exc).__name__}: {exc}"
                 if progress:
                     progress("grading", done, len(subs))
-    store = RecordStore(course.records)
-    by_student = {s.student: s for s in subs}
-    records = {r.student: r for r in (store.load(assignment, s.student) for s in subs) if r is not None}
-    for changed in flag_shared_chains(list(records.values())):
-        store.save(changed)
-        records[changed.student] = changed
-    result.records = list(records.values())
-    if gradebook:
-        write_gradebook(course, spec, result.records, by_student, progress)
+    result.records = finalize(course, spec, subs, gradebook, progress)
     return result
 
 

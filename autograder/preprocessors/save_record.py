@@ -27,9 +27,18 @@ class SaveGradingRecord(NbGraderPreprocessor):
         info = resources["nbgrader"]
         course = settings.course()
         spec = course.spec(info["assignment"])
-        reading = SubmissionReading.model_validate(nb.metadata.get(META_KEY, {}))
+        raw = {k: v for k, v in nb.metadata.get(META_KEY, {}).items() if k != "execution"}
+        reading = SubmissionReading.model_validate(raw)
         refs = ReferenceSet(settings.store(), info["assignment"], settings.policy())
         record = grade_submission(reading, spec, refs, settings.policy(), info["student"])
+        execution = nb.metadata.get(META_KEY, {}).get("execution")
+        if execution and execution.get("status") != "ok":
+            record = record.model_copy(
+                update={
+                    "flags": [*record.flags, *(f"execution_{k}" for k in execution.get("kinds", []))],
+                    "errors": [*record.errors, *execution.get("problems", [])],
+                }
+            )
         RecordStore(course.records).save(record)
         with Gradebook(info["db_url"]) as gb:
             write_comments(gb, record, info["notebook"])

@@ -1,0 +1,87 @@
+"""What happened when a student's notebook was executed: pure functions over the executed notebook and
+a before/after snapshot of the files the kernel must not touch."""
+
+from __future__ import annotations
+
+import os
+import resource
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from ..records._base import Record
+
+__all__ = ["ExecutionVerdict", "apply_limits", "changed_paths", "memory_rlimit", "snapshot", "verdict_from_outputs"]
+
+_KINDS = {
+    "CellTimeoutError": "timeout",
+    "MemoryError": "memory",
+    "DeadKernelError": "kernel_died",
+    "RecursionError": "recursion",
+}
+
+
+class ExecutionVerdict(Record):
+    status: str = Field(description="ok | timeout | memory | kernel_died | recursion | wrote_outside_folder")
+    kinds: list[str] = Field(default_factory=list, description="every kind of problem seen, in order")
+    problems: list[str] = Field(default_factory=list)
+
+
+def memory_rlimit() -> int:
+    """RLIMIT_AS where there is no GPU (it bounds every allocation); RLIMIT_DATA on a CUDA node, where the
+    driver reserves far more address space than it uses (there RLIMIT_DATA is weaker: some kernels do not
+    count large anonymous mappings)."""
+    return resource.RLIMIT_DATA if os.path.exists("/dev/nvidiactl") else resource.RLIMIT_AS
+
+
+def apply_limits(memory_bytes: int, cpu_seconds: int, file_bytes: int) -> None:
+    """Run in the kernel's process before exec (Popen preexec_fn): limits it and everything it starts."""
+    for what, value in (
+        (memory_rlimit(), memory_bytes),
+        (resource.RLIMIT_CPU, cpu_seconds),
+        (resource.RLIMIT_FSIZE, file_bytes),
+    ):
+        if value > 0:
+            resource.setrlimit(what, (value, value))
+
+
+def snapshot(paths: list[Path]) -> dict[str, tuple[int, int]]:
+    """(mtime_ns, size) of every file under the protected paths."""
+    out: dict[str, tuple[int, int]] = {}
+    for root in paths:
+        if root.is_file():
+            st = root.stat()
+            out[str(root)] = (st.st_mtime_ns, st.st_size)
+            continue
+        for dirpath, _, files in os.walk(root):
+            for f in files:
+                p = os.path.join(dirpath, f)
+                try:
+                    st = os.stat(p)
+                except OSError:
+                    continue
+                out[p] = (st.st_mtime_ns, st.st_size)
+    return out
+
+
+def changed_paths(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]]) -> list[str]:
+    return sorted(p for p in set(before) | set(after) if before.get(p) != after.get(p))
+
+
+def verdict_from_outputs(cells: list[Any], written: list[str]) -> ExecutionVerdict:
+    problems: list[str] = []
+    kinds: list[str] = []
+    for i, cell in enumerate(cells):
+        for o in cell.get("outputs", []) if cell.get("cell_type") == "code" else []:
+            if o.get("output_type") != "error":
+                continue
+            kind = _KINDS.get(o.get("ename", ""))
+            if kind:
+                if kind not in kinds:
+                    kinds.append(kind)
+                problems.append(f"cell {i}: {o.get('ename')} {str(o.get('evalue', ''))[:120]}".strip())
+    if written:
+        kinds.insert(0, "wrote_outside_folder")
+        problems.append("the notebook wrote outside its folder: " + ", ".join(written[:5]))
+    return ExecutionVerdict(status=kinds[0] if kinds else "ok", kinds=kinds, problems=problems)

@@ -1,0 +1,84 @@
+"""nbgrader's Execute with resource limits on the kernel and a check for writes outside the notebook's folder."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from nbconvert.exporters.exporter import ResourcesDict
+from nbformat.notebooknode import NotebookNode
+from nbgrader.preprocessors import Execute
+from traitlets import Integer
+
+from ..config import LessonGrading
+from ..grading.execution import apply_limits, changed_paths, snapshot, verdict_from_outputs
+from .read_ledger import META_KEY
+
+
+class LimitedExecute(Execute):
+    """Execute, with the kernel under RLIMIT_DATA / RLIMIT_CPU / RLIMIT_FSIZE, and the verdict in nb.metadata.
+
+    An infinite loop ends at the cell timeout (or the CPU limit), a memory bomb with MemoryError, a runaway
+    writer at the file-size limit; each such notebook is graded on what it has and its record says why.
+    Writes outside the notebook's folder are detected (course files are snapshotted around the run) and
+    flagged — detected, not prevented: the kernel runs as the grading user.
+    """
+
+    memory_limit_mb = Integer(
+        8192, help="Kernel memory limit (MiB, address space; data segment on GPU nodes); 0 = none."
+    ).tag(config=True)
+    cpu_limit_s = Integer(1800, help="Kernel CPU-time limit (s); 0 = none.").tag(config=True)
+    file_limit_mb = Integer(1024, help="Largest file the kernel may write (MiB); 0 = none.").tag(config=True)
+
+    def _limited(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+        kwargs.setdefault(
+            "preexec_fn",
+            functools.partial(apply_limits, self.memory_limit_mb << 20, self.cpu_limit_s, self.file_limit_mb << 20),
+        )
+        return kwargs
+
+    # nbclient's setup_kernel calls the sync wrapper, bound to the base coroutine: override both entries
+    def start_new_kernel(self, **kwargs: Any) -> None:
+        super().start_new_kernel(**self._limited(kwargs))
+
+    async def async_start_new_kernel(self, **kwargs: Any) -> None:
+        await super().async_start_new_kernel(**self._limited(kwargs))
+
+    def preprocess(self, nb: NotebookNode, resources: ResourcesDict, km: Any = None) -> Any:
+        course = LessonGrading(config=self.config).course()
+        protected = [
+            p
+            for p in (
+                course.root / n
+                for n in (
+                    "nbgrader_config.py",
+                    "gradebook.db",
+                    "source",
+                    "release",
+                    "references",
+                    "records",
+                    "submitted",
+                )
+            )
+            if p.exists()
+        ]
+        before = snapshot(protected)
+        try:
+            nb, resources = super().preprocess(nb, resources, km=km)
+        finally:
+            written = changed_paths(before, snapshot(protected))
+            verdict = verdict_from_outputs(nb.cells, written)
+            meta = dict(nb.metadata.get(META_KEY, {}))
+            meta["execution"] = verdict.model_dump(mode="json")
+            nb.metadata[META_KEY] = meta
+            if verdict.status != "ok":
+                self.log.warning(
+                    "%s/%s: %s",
+                    resources["nbgrader"]["student"],
+                    resources["nbgrader"]["notebook"],
+                    "; ".join(verdict.problems),
+                )
+        return nb, resources
+
+
+__all__ = ["LimitedExecute"]

@@ -1,0 +1,1 @@
+"""Running grading work on a cluster (Slurm, through submitit)."""

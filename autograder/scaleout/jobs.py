@@ -1,0 +1,25 @@
+"""The functions Slurm jobs run: importable top-level functions, pickled by submitit."""
+
+from __future__ import annotations
+
+from ..bench.runner import run_reference
+from ..bench.store import ReferenceStore
+from ..course import Course
+from ..grading.batch import finalize, find_submissions, grade_shard
+
+__all__ = ["bench_job", "grade_shard", "merge_job"]
+
+
+def bench_job(root: str, assignment: str) -> str:
+    """Measure and store the reference on the job's device; returns its device key."""
+    course = Course.at(root)
+    run = run_reference(course.spec(assignment))
+    ReferenceStore(course.references).save(run)
+    return run.device.key
+
+
+def merge_job(root: str, assignment: str, students: list[str] | None, gradebook: bool) -> int:
+    """Cross-class checks and the gradebook, once every shard is done; returns the number of records."""
+    course = Course.at(root)
+    spec = course.spec(assignment)
+    return len(finalize(course, spec, find_submissions(course, spec, students), gradebook))

@@ -1,0 +1,74 @@
+"""nbgrader autograde with the project's config on notebooks that misbehave when executed: each fails
+alone, with a verdict in its record, and the others are graded as usual."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from datetime import datetime, timezone
+
+import nbformat
+import pytest
+
+from autograder.bench.store import ReferenceStore
+from autograder.course import Course
+from autograder.grading.records_store import RecordStore
+from autograder.sample.generate import PERSONAS, make_submission
+
+pytestmark = pytest.mark.slow
+
+BAD_CELLS = {
+    "looper": "while True:\n    pass",
+    "bomber": "hog = bytearray(6 << 30)",
+    "writer": "open('../../../records/pwned.txt', 'w').write('x')",
+}
+
+
+@pytest.fixture(scope="module")
+def autograded(tmp_path_factory, course_template):
+    root = tmp_path_factory.mktemp("limits") / "course"
+    shutil.copytree(course_template, root)
+    c = Course.at(root)
+    spec = c.spec("04_fusion")
+    ref = ReferenceStore(c.references).load("04_fusion", "nvidia-h200")
+    release = nbformat.read(str(root / "release/04_fusion/04_fusion.ipynb"), as_version=4)
+    start = datetime(2026, 11, 28, tzinfo=timezone.utc)
+    for i, student in enumerate(["good", *BAD_CELLS]):
+        nb = make_submission(release, spec, ref, PERSONAS[0], seed=40 + i, start=start)
+        if student in BAD_CELLS:
+            nb.cells.insert(2, nbformat.v4.new_code_cell(BAD_CELLS[student]))
+        folder = c.submitted / student / "04_fusion"
+        folder.mkdir(parents=True)
+        nbformat.write(nb, str(folder / "04_fusion.ipynb"))
+    (c.records / "04_fusion").mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", "04_fusion",
+                           "--LimitedExecute.timeout=25", "--LimitedExecute.memory_limit_mb=2048"],
+                          cwd=root, capture_output=True, text=True, timeout=900)
+    return c, proc
+
+
+def test_the_batch_goes_on_and_every_notebook_is_graded(autograded):
+    c, proc = autograded
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    store = RecordStore(c.records)
+    assert {r.student for r in store.all("04_fusion")} == {"good", *BAD_CELLS}
+
+
+@pytest.mark.parametrize("student, flag, words", [
+    ("looper", "execution_timeout", "CellTimeoutError"),
+    ("bomber", "execution_memory", "MemoryError"),
+    ("writer", "execution_wrote_outside_folder", "pwned.txt"),
+])
+def test_each_misbehaving_notebook_gets_a_clear_verdict(autograded, student, flag, words):
+    c, _ = autograded
+    record = RecordStore(c.records).load("04_fusion", student)
+    assert flag in record.flags
+    assert any(words in e for e in record.errors)
+    assert record.total > 0  # graded on what it has: the predictions in its ledger still count
+
+
+def test_the_good_notebook_is_untouched(autograded):
+    c, _ = autograded
+    good = RecordStore(c.records).load("04_fusion", "good")
+    assert not [f for f in good.flags if f.startswith("execution_")] and good.total > 0
