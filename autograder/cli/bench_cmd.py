@@ -9,9 +9,7 @@ import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..bench.report import plot_sweep, quantity_table, reference_table
-from ..bench.runner import run_reference
 from ..bench.store import ReferenceStore
-from ..bench.timing import TimingPolicy
 from ._common import CourseOpt, console, course_at, friendly_errors
 
 
@@ -31,6 +29,9 @@ def bench(
     (what the student's notebook sees) and gpu_time (CUDA-graph replay, no CPU dispatch); counts kernels
     with the profiler; reports achieved GB/s against the measured copy roofline.
     """
+    from ..bench.runner import run_reference  # torch: imported only when measuring
+    from ..bench.timing import TimingPolicy
+
     c = course_at(course)
     spec = c.spec(assignment)
     size_list = [int(s) for s in sizes.split(",")] if sizes else None

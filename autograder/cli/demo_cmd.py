@@ -16,7 +16,6 @@ from typing import Annotated
 import typer
 
 from ..bench.report import plot_sweep, quantity_table
-from ..bench.runner import run_reference
 from ..bench.store import ReferenceStore
 from ..config import LessonGrading, load_course_config
 from ..errors import AutograderError
@@ -40,6 +39,8 @@ def demo(
     device: Annotated[str | None, typer.Option(help="Device to measure on (default: CUDA if present).")] = None,
 ) -> None:
     """Measure the reference here, generate and grade a sample class, print the class report."""
+    from ..bench.runner import run_reference  # torch: imported only when measuring
+
     src = course_at(course)
     if not (src.root / "nbgrader_config.py").exists():
         raise AutograderError(f"{src.root} is not a course (no nbgrader_config.py); run from the repository root")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from ..bench.runner import run_reference
 from ..bench.store import ReferenceStore
 from ..course import Course
 from ..grading.batch import finalize, find_submissions, grade_shard
@@ -12,6 +11,8 @@ __all__ = ["bench_job", "grade_shard", "merge_job"]
 
 def bench_job(root: str, assignment: str) -> str:
     """Measure and store the reference on the job's device; returns its device key."""
+    from ..bench.runner import run_reference  # torch: only the reference job needs it
+
     course = Course.at(root)
     run = run_reference(course.spec(assignment))
     ReferenceStore(course.references).save(run)
