@@ -19,15 +19,15 @@ import nbformat
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from autograder.bench.store import ReferenceStore  # noqa: E402
-from autograder.grading.checklist import checklist, render_checklist  # noqa: E402
-from autograder.grading.grade import grade_submission  # noqa: E402
-from autograder.grading.policy import GradingPolicy  # noqa: E402
-from autograder.grading.reader import read_notebook_bytes  # noqa: E402
-from autograder.grading.references import ReferenceSet  # noqa: E402
-from autograder.sample.execute import run_as_student  # noqa: E402
-from autograder.sample.fill import fill_explanations, fill_predictions  # noqa: E402
-from autograder.spec import load_spec  # noqa: E402
+from autograder.bench.store import ReferenceStore
+from autograder.grading.checklist import checklist, render_checklist
+from autograder.grading.grade import grade_submission
+from autograder.grading.policy import GradingPolicy
+from autograder.grading.reader import read_notebook_bytes
+from autograder.grading.references import ReferenceSet
+from autograder.sample.execute import run_as_student
+from autograder.sample.fill import fill_explanations, fill_predictions
+from autograder.spec import load_spec
 
 ANSWERS = {
     "gpu_speedup@fp16,2^24": (3.8, "fused moves 2·N·s bytes instead of 8·N·s and both are memory-bound"),
