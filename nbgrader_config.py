@@ -59,6 +59,7 @@ c.Autograde.autograde_preprocessors = [
 # Grading executes no benchmark (the reference is stored), but student cells may still import torch.
 # The kernel runs under limits; a notebook that hits one is graded on what it has, its record says why.
 c.LimitedExecute.timeout = 300
+c.LimitedExecute.notebook_timeout = 900
 c.LimitedExecute.memory_limit_mb = 8192
 c.LimitedExecute.cpu_limit_s = 1800
 c.LimitedExecute.file_limit_mb = 1024

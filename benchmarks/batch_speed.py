@@ -29,6 +29,7 @@ sys.path.insert(0, str(REPO))
 
 from autograder.bench.store import ReferenceStore
 from autograder.course import Course
+from autograder.grading.gradebook_sync import read_rows
 from autograder.sample.generate import generate_class
 
 
@@ -78,19 +79,8 @@ def timed(cmd: list[str], cwd: Path) -> tuple[float, int]:
     return time.perf_counter() - t0, peak
 
 
-def scores(course: Path) -> dict[tuple[str, str], float | None]:
-    from nbgrader.api import Gradebook, MissingEntry
-
-    out = {}
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
-        for s in gb.students:
-            try:
-                nb = gb.find_submission_notebook("04_fusion", "04_fusion", s.id)
-            except MissingEntry:
-                continue
-            for g in nb.grades:
-                out[(s.id, g.name)] = g.auto_score
-    return out
+def scores(course: Path) -> dict:
+    return read_rows(f"sqlite:///{course / 'gradebook.db'}", "04_fusion", "04_fusion")
 
 
 def main() -> None:

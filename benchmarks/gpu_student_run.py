@@ -37,9 +37,9 @@ ANSWERS = {
 }
 EXPLAIN = {
     "explain_headline": "Eager runs four kernels moving 268 MB; the fused kernel moves 67 MB in one launch: a 4x "
-                        "traffic cut, so about 3.9x in GPU time near the 4,200 GB/s copy roofline.",
+    "traffic cut, so about 3.9x in GPU time near the 4,200 GB/s copy roofline.",
     "explain_sweep": "At 2^12 every call is ~80 µs of launch overhead for 8 KB of data; from 2^26 on both are "
-                     "memory-bound and the speedup is the 4x traffic ratio.",
+    "memory-bound and the speedup is the 4x traffic ratio.",
 }
 
 
@@ -70,8 +70,9 @@ def main(out: Path) -> None:
     print("\n=== autograder check ===")
     print(render_checklist(*checklist(reading, spec)))
     policy = GradingPolicy()
-    record = grade_submission(reading, spec, ReferenceSet(ReferenceStore(REPO / "references"), spec.id, policy),
-                              policy, "gpu-student")
+    record = grade_submission(
+        reading, spec, ReferenceSet(ReferenceStore(REPO / "references"), spec.id, policy), policy, "gpu-student"
+    )
     print(f"\n=== graded against {record.device_of_record}: {record.total:g}/{record.max_total:g} auto points ===")
     for p in record.predictions:
         print(f"{p.points:g}/{p.max_points:g}  {p.reason}")

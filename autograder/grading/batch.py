@@ -30,7 +30,16 @@ from .reader import read_notebook_bytes
 from .records_store import RecordStore
 from .references import ReferenceSet
 
-__all__ = ["BatchResult", "Submission", "finalize", "find_submissions", "grade_class", "grade_shard", "write_gradebook"]
+__all__ = [
+    "BatchResult",
+    "Submission",
+    "collect",
+    "finalize",
+    "find_submissions",
+    "grade_class",
+    "grade_shard",
+    "write_gradebook",
+]
 
 Progress = Callable[[str, int, int], None]
 
@@ -173,7 +182,7 @@ def grade_class(
     if workers == 1:
         _init_worker(*args)
         for s in subs:
-            _collect(result, _grade_one(s.student, str(s.path), force))
+            collect(result, _grade_one(s.student, str(s.path), force))
             done += 1
             if progress:
                 progress("grading", done, len(subs))
@@ -183,7 +192,7 @@ def grade_class(
             for fut in as_completed(futures):
                 done += 1
                 try:
-                    _collect(result, fut.result())
+                    collect(result, fut.result())
                 except Exception as exc:
                     result.failed[futures[fut]] = f"{type(exc).__name__}: {exc}"
                 if progress:
@@ -192,7 +201,7 @@ def grade_class(
     return result
 
 
-def _collect(result: BatchResult, outcome: tuple[str, str, str | None]) -> None:
+def collect(result: BatchResult, outcome: tuple[str, str, str | None]) -> None:
     student, state, error = outcome
     if error:
         result.failed[student] = error

@@ -14,7 +14,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from ..errors import GradebookError
 from ..records import SubmissionGrade
 
-__all__ = ["write_comments", "write_submission"]
+__all__ = ["read_rows", "write_comments", "write_submission"]
 
 
 def write_comments(gb: Gradebook, record: SubmissionGrade, notebook: str) -> None:
@@ -54,3 +54,22 @@ def write_submission(gb: Gradebook, record: SubmissionGrade, notebook: str, time
             g.auto_score = None
             g.needs_manual_grade = True
     write_comments(gb, record, notebook)
+
+
+def read_rows(db_url: str, assignment: str, notebook: str) -> dict[tuple[str, ...], object]:
+    """Every student's auto scores, manual-grading flags and auto comments for one notebook, keyed
+    (student, cell) / (student, cell, "manual") / (student, cell, "comment"): what two grading runs must
+    agree on."""
+    rows: dict[tuple[str, ...], object] = {}
+    with Gradebook(db_url) as gb:
+        for s in gb.students:
+            try:
+                nb = gb.find_submission_notebook(notebook, assignment, s.id)
+            except MissingEntry:
+                continue
+            for g in nb.grades:
+                rows[(s.id, g.name)] = g.auto_score
+                rows[(s.id, g.name, "manual")] = g.needs_manual_grade
+            for c in nb.comments:
+                rows[(s.id, c.name, "comment")] = c.auto_comment
+    return rows

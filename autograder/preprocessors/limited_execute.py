@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import time
 from typing import Any
 
 from nbconvert.exporters.exporter import ResourcesDict
@@ -29,6 +30,16 @@ class LimitedExecute(Execute):
     ).tag(config=True)
     cpu_limit_s = Integer(1800, help="Kernel CPU-time limit (s); 0 = none.").tag(config=True)
     file_limit_mb = Integer(1024, help="Largest file the kernel may write (MiB); 0 = none.").tag(config=True)
+    notebook_timeout = Integer(900, help="Wall-clock budget of the whole notebook (s); 0 = none.").tag(config=True)
+
+    def cell_timeout(self, cell: Any = None) -> int | None:
+        """nbclient's per-cell timeout: the cell limit, or what remains of the notebook's budget if less."""
+        if not self.notebook_timeout or self._deadline is None:
+            return self.timeout
+        remaining = max(1, int(self._deadline - time.monotonic()))
+        return remaining if self.timeout is None else min(self.timeout, remaining)
+
+    _deadline: float | None = None
 
     def _limited(self, kwargs: dict[str, Any]) -> dict[str, Any]:
         kwargs.setdefault(
@@ -63,6 +74,8 @@ class LimitedExecute(Execute):
             if p.exists()
         ]
         before = snapshot(protected)
+        self._deadline = time.monotonic() + self.notebook_timeout if self.notebook_timeout else None
+        self.timeout_func = self.cell_timeout
         try:
             nb, resources = super().preprocess(nb, resources, km=km)
         finally:

@@ -19,7 +19,7 @@ from pydantic import Field
 from ..bench.store import ReferenceStore
 from ..course import Course
 from ..errors import AutograderError
-from ..grading.batch import BatchResult, find_submissions
+from ..grading.batch import BatchResult, collect, find_submissions
 from ..grading.policy import GradingPolicy
 from ..grading.records_store import RecordStore
 from ..records._base import Record
@@ -173,13 +173,8 @@ def grade_on_slurm(
             for s in shards[i]:
                 result.failed[s.student] = f"shard {i}: {failed[i]}"
             continue
-        for student, state, error in shard_out:
-            if error:
-                result.failed[student] = error
-            elif state == "skipped":
-                result.skipped.append(student)
-            else:
-                result.graded.append(student)
+        for outcome in shard_out:
+            collect(result, outcome)
     merge = _executor(settings, course, None, None).submit(jobs.merge_job, root, assignment, students, gradebook)
     _wait([merge], settings.poll_s, "merge + gradebook", progress)
     if not _succeeded(merge):

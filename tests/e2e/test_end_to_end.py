@@ -13,11 +13,11 @@ import sys
 
 import nbformat
 import pytest
-from nbgrader.api import Gradebook, MissingEntry
 
 from autograder.bench.store import ReferenceStore
 from autograder.course import Course
 from autograder.grading.batch import grade_class
+from autograder.grading.gradebook_sync import read_rows
 from autograder.grading.policy import GradingPolicy
 from autograder.grading.records_store import RecordStore
 from autograder.records import SubmissionGrade
@@ -95,18 +95,12 @@ def graded_course(tmp_path_factory, course_template, spec, h200):
 
 
 def _gradebook(course):
-    out = {}
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
-        for s in gb.students:
-            try:
-                nb = gb.find_submission_notebook("04_fusion", "04_fusion", s.id)
-            except MissingEntry:
-                continue
-            out[s.id] = {
-                "scores": {g.name: g.auto_score for g in nb.grades},
-                "manual": {g.name: g.needs_manual_grade for g in nb.grades},
-                "comments": {c.name: c.auto_comment for c in nb.comments},
-            }
+    """{student: {"scores": {cell: auto}, "manual": {cell: flag}, "comments": {cell: text}}}"""
+    out: dict = {}
+    for key, value in read_rows(f"sqlite:///{course / 'gradebook.db'}", "04_fusion", "04_fusion").items():
+        entry = out.setdefault(key[0], {"scores": {}, "manual": {}, "comments": {}})
+        field = "scores" if len(key) == 2 else {"manual": "manual", "comment": "comments"}[key[2]]
+        entry[field][key[1]] = value
     return out
 
 

@@ -1,10 +1,10 @@
 import pytest
-from nbgrader.api import Gradebook, MissingEntry
 
 from autograder.bench.store import ReferenceStore
 from autograder.course import Course
 from autograder.errors import ReferenceNotFoundError
 from autograder.grading.batch import grade_class
+from autograder.grading.gradebook_sync import read_rows
 from autograder.grading.policy import GradingPolicy
 from autograder.grading.records_store import RecordStore
 from autograder.sample.generate import generate_class
@@ -19,16 +19,7 @@ def _setup(course_path, n=24):
 
 
 def _auto_scores(course_path):
-    """(student, cell, auto_score, needs_manual_grade) rows, read through nbgrader's own Gradebook API."""
-    rows = []
-    with Gradebook(f"sqlite:///{course_path / 'gradebook.db'}") as gb:
-        for s in gb.students:
-            try:
-                nb = gb.find_submission_notebook("04_fusion", "04_fusion", s.id)
-            except MissingEntry:
-                continue
-            rows += [(s.id, g.name, g.auto_score, g.needs_manual_grade) for g in nb.grades]
-    return sorted(rows, key=lambda r: (r[0], r[1]))
+    return read_rows(f"sqlite:///{course_path / 'gradebook.db'}", "04_fusion", "04_fusion")
 
 
 def test_batch_grades_a_class_and_writes_the_gradebook(course):
@@ -38,13 +29,13 @@ def test_batch_grades_a_class_and_writes_the_gradebook(course):
     records = RecordStore(c.records).all("04_fusion")
     assert len(records) == len(ids)
     rows = _auto_scores(course)
-    assert len({r[0] for r in rows}) == len(ids)
-    by = {(r[0], r[1]): r for r in rows}
+    assert len({k[0] for k in rows}) == len(ids)
     for rec in records:
         for p in rec.predictions:
-            assert by[(rec.student, p.grade_id)][2] == pytest.approx(p.points)
+            assert rows[(rec.student, p.grade_id)] == pytest.approx(p.points)
         for e in rec.explanations:
-            assert by[(rec.student, e.grade_id)][3] == (e.grade_id not in rec.unanswered)
+            assert rows[(rec.student, e.grade_id, "manual")] == (e.grade_id not in rec.unanswered)
+            assert rows[(rec.student, e.grade_id, "comment")] == e.comment
     blank = [r for r in records if "blank" in r.student]
     assert all(r.total == 0 for r in blank)
     forger = [r for r in records if "forger" in r.student]

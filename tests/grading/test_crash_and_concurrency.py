@@ -11,10 +11,10 @@ import time
 from pathlib import Path
 
 import pytest
-from nbgrader.api import Gradebook, MissingEntry
 
 from autograder.bench.store import ReferenceStore
 from autograder.course import Course
+from autograder.grading.gradebook_sync import read_rows
 from autograder.grading.records_store import RecordStore
 from autograder.sample.generate import generate_class
 
@@ -48,20 +48,8 @@ def _run(course: Path) -> subprocess.CompletedProcess:
 
 def _state(course: Path):
     records = {r.student: r.model_dump(exclude={"graded_at"}) for r in RecordStore(course / "records").all("04_fusion")}
-    rows = {}
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
-        subs = gb.assignment_submissions("04_fusion")
-        for s in gb.students:
-            try:
-                nb = gb.find_submission_notebook("04_fusion", "04_fusion", s.id)
-            except MissingEntry:
-                continue
-            for g in nb.grades:
-                rows[(s.id, g.name)] = (g.auto_score, g.needs_manual_grade)
-            for c in nb.comments:
-                rows[(s.id, c.name, "comment")] = c.auto_comment
-        n_subs = len(subs)
-    return records, rows, n_subs
+    rows = read_rows(f"sqlite:///{course / 'gradebook.db'}", "04_fusion", "04_fusion")
+    return records, rows, len({k[0] for k in rows})
 
 
 def _kill_when(course: Path, condition, settle: float = 0.0) -> None:

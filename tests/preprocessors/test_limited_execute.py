@@ -72,3 +72,19 @@ def test_the_good_notebook_is_untouched(autograded):
     c, _ = autograded
     good = RecordStore(c.records).load("04_fusion", "good")
     assert not [f for f in good.flags if f.startswith("execution_")] and good.total > 0
+
+
+def test_cells_share_the_notebook_time_budget(monkeypatch):
+    from autograder.preprocessors import LimitedExecute
+
+    pp = LimitedExecute(timeout=300, notebook_timeout=100)
+    assert pp.cell_timeout() == 300  # no notebook running yet
+    now = [1000.0]
+    monkeypatch.setattr("autograder.preprocessors.limited_execute.time.monotonic", lambda: now[0])
+    pp._deadline = now[0] + 100
+    assert pp.cell_timeout() == 100
+    now[0] += 95
+    assert pp.cell_timeout() == 5  # a later cell only gets what is left
+    now[0] += 50
+    assert pp.cell_timeout() == 1  # past the budget: the next cell times out at once
+    assert LimitedExecute(timeout=300, notebook_timeout=0).cell_timeout() == 300

@@ -18,6 +18,7 @@ from autograder.bench.store import ReferenceStore
 from autograder.cli import app
 from autograder.course import Course
 from autograder.grading.batch import grade_class
+from autograder.grading.gradebook_sync import read_rows
 from autograder.grading.policy import GradingPolicy
 from autograder.grading.records_store import RecordStore
 from autograder.sample.generate import generate_class
@@ -52,18 +53,7 @@ def _class(template: Path, dest: Path, n: int) -> Course:
 
 
 def _gradebook(course: Course):
-    from nbgrader.api import Gradebook, MissingEntry
-
-    rows = {}
-    with Gradebook(course.gradebook_url) as gb:
-        for s in gb.students:
-            try:
-                nb = gb.find_submission_notebook("04_fusion", "04_fusion", s.id)
-            except MissingEntry:
-                continue
-            rows.update({(s.id, g.name): (g.auto_score, g.needs_manual_grade) for g in nb.grades})
-            rows.update({(s.id, c.name): c.auto_comment for c in nb.comments})
-    return rows
+    return read_rows(course.gradebook_url, "04_fusion", "04_fusion")
 
 
 def _records(course: Course):
