@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import math
 import statistics
 from collections import Counter
 from pathlib import Path
@@ -81,39 +80,65 @@ def write_csv(records: list[SubmissionGrade], path: str | Path) -> Path:
 
 
 def plot_calibration(records: list[SubmissionGrade], path: str | Path) -> Path:
-    """Predicted vs reference per numeric quantity, log-log, with the full-credit band."""
+    """How far each prediction was from the reference: one row per numeric quantity, x = predicted ÷
+    reference on a log axis (1× = exact), each student a dot coloured by the credit it earned."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FixedLocator, NullFormatter
 
-    numeric: dict[str, list[tuple[float, float, float]]] = {}
+    rows: dict[str, list[tuple[float, float]]] = {}
+    refs: dict[str, float] = {}
     for r in records:
         for p in r.predictions:
             if isinstance(p.predicted, float) and isinstance(p.reference, float) and p.predicted > 0:
-                numeric.setdefault(p.quantity, []).append((p.reference, p.predicted, p.fraction))
-    n = max(1, len(numeric))
-    fig, axes = plt.subplots(1, n, figsize=(4.2 * n, 4.2), squeeze=False)
-    for ax, (q, pts) in zip(axes[0], sorted(numeric.items()), strict=False):
-        ref = pts[0][0]
-        ys = [y for _, y, _ in pts]
-        xs = [ref * math.exp((i % 7 - 3) * 0.01) for i in range(len(pts))]
+                rows.setdefault(p.quantity, []).append((p.predicted / p.reference, p.fraction))
+                refs[p.quantity] = p.reference
+    names = sorted(rows)
+    fig, ax = plt.subplots(figsize=(9, 1.2 + 1.1 * max(1, len(names))))
+    sc = None
+    for i, q in enumerate(names):
+        pts = rows[q]
+        ys = [i + ((k * 0.6180339) % 1 - 0.5) * 0.5 for k in range(len(pts))]
         sc = ax.scatter(
-            xs, ys, c=[f for _, _, f in pts], cmap="RdYlGn", vmin=0, vmax=1, s=18, edgecolors="k", linewidths=0.3
+            [min(max(x, 1 / 5.8), 5.8) for x, _ in pts],  # outliers drawn at the edge
+            ys,
+            c=[f for _, f in pts],
+            cmap="RdYlGn",
+            vmin=0,
+            vmax=1,
+            s=22,
+            edgecolors="k",
+            linewidths=0.3,
+            zorder=3,
         )
-        lo, hi = min([*ys, ref]) / 1.5, max([*ys, ref]) * 1.5
-        ax.plot([lo, hi], [lo, hi], "k:", lw=1)
-        ax.axhline(ref, color="tab:blue", lw=1, label=f"reference {ref:.2f}×")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlim(lo, hi)
-        ax.set_ylim(lo, hi)
-        ax.set_title(q, fontsize=9)
-        ax.set_xlabel("reference (×)")
-        ax.set_ylabel("predicted (×)")
-        ax.legend(fontsize=7)
-    fig.colorbar(sc, ax=axes[0].tolist(), label="credit fraction")
-    fig.suptitle(f"Calibration of {len(records)} students' predictions")
+        inside = sum(1 for x, _ in pts if 1 / 1.3 <= x <= 1.3)
+        ax.text(
+            1.02,
+            i,
+            f" n={len(pts)}, {100 * inside / len(pts):.0f}% within 1.3×",
+            transform=ax.get_yaxis_transform(),
+            va="center",
+            fontsize=8,
+        )
+    ax.axvline(1.0, color="k", lw=1)
+    ax.axvspan(1 / 1.3, 1.3, color="tab:green", alpha=0.12, zorder=0)
+    ax.set_xscale("log")
+    ticks = [0.25, 0.5, 1, 2, 4]
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.set_xticklabels([f"{t:g}×" for t in ticks])
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_xlim(1 / 6, 6)
+    ax.set_yticks(range(len(names)))
+    ax.set_yticklabels([f"{q}\n(reference {refs[q]:.2f}×)" for q in names], fontsize=8)
+    ax.set_ylim(-0.6, len(names) - 0.4)
+    ax.set_xlabel("predicted ÷ reference  (shaded: within 1.3×)")
+    ax.grid(True, axis="x", alpha=0.3)
+    if sc is not None:
+        fig.colorbar(sc, ax=ax, label="credit fraction", pad=0.22)
+    ax.set_title(f"Calibration of {len(records)} students' predictions (numeric quantities)")
+    fig.tight_layout()
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=110)
