@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
@@ -187,7 +186,3 @@ def measured_values(chain: Sequence[LedgerEntry]) -> dict[str, LedgerEntry]:
         if e.kind == "measurement" and e.quantity is not None:
             out[e.quantity] = e
     return out
-
-
-def is_finite_number(v: object) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)

@@ -52,3 +52,10 @@ def test_grade_and_report(course):
     student = csv_text.splitlines()[1].split(",")[0]
     r = runner.invoke(app, ["report", "04_fusion", "--course", str(course), "--student", student])
     assert "reference measured" in r.output or "no committed prediction" in r.output
+
+
+def test_public_api_is_lazy_and_complete():
+    code = ("import sys, autograder; assert 'torch' not in sys.modules; "
+            "[getattr(autograder, n) for n in autograder.__all__]; print(len(autograder.__all__))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert int(r.stdout) >= 10
