@@ -45,6 +45,9 @@ def write_submission(gb: Gradebook, record: SubmissionGrade, notebook: str, time
         g = gb.find_grade(gid, notebook, record.assignment, record.student)
         g.auto_score = points
         g.needs_manual_grade = g.manual_score is not None
+    # SaveAutoGrades: every solution cell left as released reads "No response.", the others no comment
+    for c in gb.find_submission_notebook(notebook, record.assignment, record.student).comments:
+        c.auto_comment = "No response." if c.name in record.unanswered else None
     for e in record.explanations:
         g = gb.find_grade(e.grade_id, notebook, record.assignment, record.student)
         if e.grade_id in record.unanswered:
