@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import LessonSpecError
+from .errors import AutograderError, LessonSpecError
 from .spec import LessonSpec, load_spec
 
 __all__ = ["Course"]
@@ -34,6 +39,38 @@ class Course:
     @property
     def gradebook_url(self) -> str:
         return f"sqlite:///{self.root / 'gradebook.db'}?timeout=60"
+
+    @classmethod
+    def copy(
+        cls, src: str | Path, dest: str | Path, parts: Iterable[str] = ("nbgrader_config.py", "source", "references")
+    ) -> Course:
+        """A new course at ``dest`` holding ``parts`` of the course at ``src`` (a scratch copy for demos,
+        tests and benchmarks; nbgrader_config.py resolves every path relative to its own folder)."""
+        root = Path(dest)
+        root.mkdir(parents=True, exist_ok=True)
+        for name in parts:
+            p = Path(src) / name
+            if p.is_dir():
+                shutil.copytree(p, root / name)
+            else:
+                shutil.copy2(p, root / name)
+        return cls.at(root)
+
+    def generate_assignment(self, assignment: str) -> None:
+        """`nbgrader generate_assignment ASSIGNMENT --force` here: writes release/ and the gradebook."""
+        env = dict(os.environ)
+        # nbgrader runs `alembic` for its database: it must be on PATH beside this interpreter
+        env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+        proc = subprocess.run(
+            [sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force"],
+            cwd=self.root,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if proc.returncode != 0:
+            raise AutograderError(f"nbgrader generate_assignment {assignment} failed:\n{proc.stderr[-2000:]}")
 
     def spec(self, assignment: str) -> LessonSpec:
         for folder in (self.root / "source" / assignment, self.root / "release" / assignment):

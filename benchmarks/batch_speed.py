@@ -34,16 +34,7 @@ from autograder.sample.generate import generate_class
 
 
 def make_course(dest: Path, students: int) -> Path:
-    dest.mkdir(parents=True)
-    shutil.copy2(REPO / "nbgrader_config.py", dest)
-    shutil.copytree(REPO / "source", dest / "source")
-    shutil.copytree(REPO / "references", dest / "references")
-    subprocess.run(
-        [sys.executable, "-m", "nbgrader", "generate_assignment", "04_fusion", "--force"],
-        cwd=dest,
-        check=True,
-        capture_output=True,
-    )
+    Course.copy(REPO, dest).generate_assignment("04_fusion")
     c = Course.at(dest)
     spec = c.spec("04_fusion")
     ref = ReferenceStore(c.references).load("04_fusion", "nvidia-h200")

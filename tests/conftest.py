@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from autograder.course import Course
 
 REPO = Path(__file__).resolve().parents[1]
 # Compiled inductor kernels are cached between tests (and kernels started by them): each case still
@@ -44,16 +45,7 @@ def release_nb_path() -> Path:
 
 def make_course(dest: Path) -> Path:
     """A fresh course: config, source, references, and a gradebook made by nbgrader generate_assignment."""
-    dest.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(REPO / "nbgrader_config.py", dest)
-    shutil.copytree(REPO / "source", dest / "source")
-    shutil.copytree(REPO / "references", dest / "references")
-    subprocess.run(
-        [sys.executable, "-m", "nbgrader", "generate_assignment", "04_fusion", "--force"],
-        cwd=dest,
-        check=True,
-        capture_output=True,
-    )
+    Course.copy(REPO, dest).generate_assignment("04_fusion")
     return dest
 
 

@@ -7,8 +7,6 @@ a sample class, grade it with the fast batch, and report — what an instructor'
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Annotated
@@ -18,6 +16,7 @@ import typer
 from ..bench.report import plot_sweep, quantity_table
 from ..bench.store import ReferenceStore
 from ..config import LessonGrading, load_course_config
+from ..course import Course
 from ..errors import AutograderError
 from ..grading.batch import grade_class
 from ..grading.records_store import RecordStore
@@ -48,11 +47,7 @@ def demo(
     t0 = time.perf_counter()
     if dst.exists():
         shutil.rmtree(dst)
-    dst.mkdir(parents=True)
-    for name in ("nbgrader_config.py", "source", "references"):
-        p = src.root / name
-        (shutil.copytree if p.is_dir() else shutil.copy2)(p, dst / name)
-    c = course_at(dst)
+    c = Course.copy(src.root, dst)
     spec = c.spec(assignment)
 
     _step(1, f"measure the {assignment} reference on this machine")
@@ -63,17 +58,7 @@ def demo(
     console.print(f"  sweep plot: {plot_sweep(run, dst / 'reports' / assignment / f'sweep-{run.device.key}.png')}")
 
     _step(2, "release the assignment (nbgrader generate_assignment)")
-    env_path = str(Path(sys.executable).parent)
-    proc = subprocess.run(
-        [sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force"],
-        cwd=dst,
-        check=False,
-        capture_output=True,
-        text=True,
-        env={**__import__("os").environ, "PATH": env_path + ":" + __import__("os").environ.get("PATH", "")},
-    )
-    if proc.returncode != 0:
-        raise AutograderError(f"nbgrader generate_assignment failed:\n{proc.stderr[-2000:]}")
+    c.generate_assignment(assignment)
     console.print(f"  release/{assignment}/{spec.notebook} and the gradebook are ready")
 
     settings = LessonGrading(config=load_course_config(dst))
