@@ -1,70 +1,65 @@
-"""An assignment's lesson-specific definitions, read from ``lesson.toml`` beside its notebook.
+"""An assignment's lesson definitions, read from ``lesson.toml`` beside its notebook and workload module.
 
-Everything that differs between lessons (the chain, sizes, dtypes, quantities, tolerances, which
-nbgrader cells grade what) lives in that one file, so adding a lesson means adding a folder.
-The same file travels into ``release/`` so the student's notebook reads the very definitions the
-autograder grades with.
+What differs between lessons lives in the lesson folder: ``lesson.toml`` (sizes to sweep, quantities and
+their kinds, tolerances, which nbgrader cells grade what) and ``workload.py`` (variants, inputs, the work
+model).  Adding a lesson means adding a folder; nbgrader copies both files into ``release/`` so the
+student's notebook reads the very definitions the autograder grades with.
+
+A quantity's table holds the common keys (id, title, label, kind, method, points, tolerance); every other
+key is an argument of its kind (see :mod:`autograder.kinds`).
 """
 
 from __future__ import annotations
 
 import tomllib
+from functools import cached_property
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import ConfigDict, Field, ValidationError, model_validator
 
-from .errors import LessonSpecError
-from .records import Case, DType, Quantity
+from .errors import AutograderError, LessonSpecError
+from .records import Case, ParamValue, Quantity
 from .records._base import Record
 
-__all__ = ["SPEC_FILENAME", "ChainOp", "ExplanationSpec", "LessonSpec", "Sweep", "load_spec"]
+if TYPE_CHECKING:
+    from .workload import Workload
+
+__all__ = ["SPEC_FILENAME", "ExplanationSpec", "LessonSpec", "load_spec"]
 
 SPEC_FILENAME = "lesson.toml"
+DeviceKind = Literal["cuda", "cpu"]
+_COMMON = {"id", "title", "label", "kind", "method", "points", "tolerance"}
 
 
-class ChainOp(Record):
-    """One elementwise op of the chain: ``mul``/``add`` take a scalar, ``relu`` none."""
+class Grid(Record):
+    """One table of a sweep: every combination of the parameter lists, run by ``variants`` (default all)."""
 
-    op: Literal["mul", "add", "relu"]
-    arg: float | None = None
-
-    @model_validator(mode="after")
-    def _arity(self) -> ChainOp:
-        if (self.op == "relu") != (self.arg is None):
-            raise ValueError(f"op {self.op!r} {'takes no' if self.op == 'relu' else 'needs a'} scalar")
-        return self
-
-    def expr(self, inner: str) -> str:
-        if self.op == "relu":
-            return f"relu({inner})"
-        sym = "*" if self.op == "mul" else "+"
-        return f"{inner} {sym} {self.arg:g}"
-
-
-class Sweep(Record):
-    dtypes: list[DType] = Field(min_length=1)
-    log2_sizes: list[int] = Field(min_length=1)
+    axes: dict[str, list[ParamValue]]
+    variants: list[str] | None = None
 
 
 class ExplanationSpec(Record):
-    """A manually graded explanation cell and the case whose traffic model it should quote."""
+    """A manually graded explanation cell and the case whose work model it should quote."""
 
     grade_id: str
     points: float = Field(gt=0)
-    dtype: DType
-    log2_n: int
+    case: dict[str, ParamValue]
 
 
 class LessonSpec(Record):
+    model_config = ConfigDict(frozen=False, extra="forbid")
+
     id: str
     title: str
     notebook: str
-    chain: list[ChainOp] = Field(min_length=1)
-    sweep: dict[Literal["cuda", "cpu"], Sweep]
+    workload_file: str = "workload.py"
+    #: device kinds whose students are asked about this device; shown in the notebook (optional)
+    sweep: dict[DeviceKind, list[Grid]]
     quantities: list[Quantity] = Field(min_length=1)
     grade_ids: dict[str, str] = Field(description="quantity id -> grade_id of its test cell")
     explanations: list[ExplanationSpec] = Field(default_factory=list)
+    folder: Path | None = Field(default=None, exclude=True)
 
     @model_validator(mode="after")
     def _consistent(self) -> LessonSpec:
@@ -77,6 +72,10 @@ class LessonSpec(Record):
         unknown = set(self.grade_ids) - set(ids)
         if unknown:
             raise ValueError(f"grade_ids name unknown quantities: {sorted(unknown)}")
+        gids = list(self.grade_ids.values()) + [e.grade_id for e in self.explanations]
+        dup = sorted({g for g in gids if gids.count(g) > 1})
+        if dup:
+            raise ValueError(f"grade ids used twice: {dup}")
         return self
 
     def quantity(self, qid: str) -> Quantity:
@@ -87,33 +86,96 @@ class LessonSpec(Record):
             f"{qid!r} is not a quantity of lesson {self.id}; known: {', '.join(q.id for q in self.quantities)}"
         )
 
-    def expression(self) -> str:
-        expr = "x"
-        for op in self.chain:
-            expr = op.expr(expr)
-        return expr
+    @cached_property
+    def workload(self) -> Workload:
+        from .workload import load_workload
 
-    def cases(self, device_kind: Literal["cuda", "cpu"]) -> list[Case]:
+        if self.folder is None:
+            raise LessonSpecError(f"lesson {self.id}: no folder known, cannot load its workload")
+        return load_workload(self.folder, self.workload_file, self.id)
+
+    def grid_cases(self, device_kind: DeviceKind, fixed: dict[str, ParamValue] | None = None) -> list[Case]:
+        """The sweep's cases on this kind of device (optionally only those matching ``fixed``)."""
+        from .workload import grid
+
+        out: dict[str, Case] = {}
+        for g in self.sweep.get(device_kind, []):
+            for params in grid(g.axes):
+                if fixed and any(params.get(k) != v for k, v in fixed.items()):
+                    continue
+                for v in g.variants or self.workload.variants:
+                    c = Case(variant=v, params=params)
+                    out[c.key] = c
+        return list(out.values())
+
+    def cases(self, device_kind: DeviceKind) -> list[Case]:
         """Every case the reference measures on this kind of device: the sweep plus each quantity's."""
-        sweep = self.sweep[device_kind]
-        found: dict[str, Case] = {}
-        for dtype in sweep.dtypes:
-            for k in sweep.log2_sizes:
-                for variant in ("eager", "compiled"):
-                    c = Case(variant=variant, dtype=dtype, log2_n=k)
-                    found[c.key] = c
+        from .kinds import kind_of
+
+        found = {c.key: c for c in self.grid_cases(device_kind)}
         for q in self.quantities:
-            for c in q.cases():
+            for c in kind_of(q).cases(q):
                 found[c.key] = c
-        return sorted(found.values(), key=lambda c: (c.dtype, c.log2_n, c.variant))
+        return sorted(found.values(), key=lambda c: ([_order(k, v) for k, v in c.params.items()], c.variant))
+
+    def problems(self) -> list[str]:
+        """Disagreements between lesson.toml and the workload (unknown variants or parameters)."""
+        from .kinds import kind_of
+
+        try:
+            wl = self.workload
+        except AutograderError as exc:
+            return [str(exc)]
+        out: list[str] = []
+        for q in self.quantities:
+            try:
+                out += kind_of(q).problems(q, wl)
+            except AutograderError as exc:
+                out.append(str(exc))
+        for kind, grids in self.sweep.items():
+            for g in grids:
+                if set(g.axes) != set(wl.params):
+                    out.append(
+                        f"sweep.{kind}: parameters {sorted(g.axes)} differ from the workload's {list(wl.params)}"
+                    )
+                bad = set(g.variants or []) - set(wl.variants)
+                if bad:
+                    out.append(f"sweep.{kind}: unknown variants {sorted(bad)}")
+        for e in self.explanations:
+            if set(e.case) != set(wl.params):
+                out.append(f"explanation {e.grade_id}: case {e.case} does not set exactly {list(wl.params)}")
+        return out
 
     @property
     def max_points(self) -> float:
         return sum(q.points for q in self.quantities) + sum(e.points for e in self.explanations)
 
 
+def _order(name: str, value: ParamValue) -> tuple[str, int, float, str]:
+    return (name, 0, float(value), "") if isinstance(value, (int, float)) else (name, 1, 0.0, str(value))
+
+
+def _quantity(raw: dict[str, Any]) -> dict[str, Any]:
+    return {
+        **{k: v for k, v in raw.items() if k in _COMMON},
+        "args": {k: v for k, v in raw.items() if k not in _COMMON},
+    }
+
+
+def _grids(raw: Any) -> list[dict[str, Any]]:
+    tables = raw if isinstance(raw, list) else [raw]
+    out = []
+    for table in tables:
+        axes = dict(table)
+        variants = axes.pop("variants", None)
+        out.append({"axes": axes, "variants": variants})
+    return out
+
+
 def load_spec(path: str | Path) -> LessonSpec:
     """Read a lesson spec from a ``lesson.toml`` file or the folder that holds one."""
+    from .kinds import kind_of
+
     p = Path(path)
     if p.is_dir():
         p = p / SPEC_FILENAME
@@ -124,9 +186,11 @@ def load_spec(path: str | Path) -> LessonSpec:
     except tomllib.TOMLDecodeError as exc:
         raise LessonSpecError(f"{p}: not valid TOML: {exc}") from None
     try:
-        raw["chain"] = [
-            {"op": op[0], "arg": op[1] if len(op) > 1 else None} for op in raw.get("chain", {}).get("ops", [])
-        ]
-        return LessonSpec.model_validate(raw)
-    except (ValidationError, TypeError, IndexError) as exc:
+        raw["quantities"] = [_quantity(q) for q in raw.get("quantities", [])]
+        raw["sweep"] = {k: _grids(v) for k, v in raw.get("sweep", {}).items()}
+        spec = LessonSpec.model_validate({**raw, "folder": p.parent})
+    except (ValidationError, TypeError, AttributeError) as exc:
         raise LessonSpecError(f"{p}: {exc}") from None
+    for q in spec.quantities:
+        kind_of(q).args(q)
+    return spec

@@ -1,28 +1,37 @@
-"""Measure one (dtype, size) pair of the chain, eager and compiled, by both methods.
+"""Measure one point of a lesson's parameters: every variant, by both timing methods.
 
 This is *the* benchmark helper: the reference run and the student's notebook both call it, so what a
-student sees and what they are graded against come from the same code.
+student sees and what they are graded against come from the same code.  It knows nothing of a lesson:
+the workload builds inputs and variants and states their work model.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import torch
 
 from ..errors import BenchmarkError
-from ..records import Case, DType, Measurement, Method, summarize
-from ..spec import ChainOp
-from ..traffic import traffic
-from .chain import compile_fresh, make_chain
+from ..records import Case, Measurement, Method, ParamValue, summarize
+from ..workload import Workload
 from .launches import profile_kernels
 from .timing import L2Flusher, TimingPolicy, gpu_time, wall_per_call
 
 __all__ = ["METHODS", "Harness"]
 
 METHODS: tuple[Method, ...] = ("wall_per_call", "gpu_time")
+
+
+def _close(got: Any, want: Any, rtol: float, atol: float) -> bool:
+    if isinstance(want, (tuple, list)):
+        return len(got) == len(want) and all(_close(g, w, rtol, atol) for g, w in zip(got, want, strict=True))
+    if isinstance(want, torch.Tensor):
+        return bool(torch.allclose(got.float(), want.float(), rtol=rtol, atol=atol))
+    return bool(got == want)
 
 
 @dataclass
@@ -38,60 +47,75 @@ class Harness:
             self._flusher = L2Flusher(self.device, self.l2_bytes)
         return self._flusher
 
-    def fits(self, dtype: DType, log2_n: int, n_ops: int) -> bool:
-        """Whether eager (input, intermediates, output) fits in free device memory with a margin."""
-        need = 4 * traffic(Case(variant="eager", dtype=dtype, log2_n=log2_n), n_ops).input_bytes
+    def fits(self, workload: Workload, params: Mapping[str, ParamValue], variants: Sequence[str]) -> bool:
+        """Whether the largest variant's working set (plus a copy of the inputs) fits with a margin."""
+        need = max(workload.work(v, params).footprint for v in variants) * 4 // 3
         if self.device.type == "cuda":
             free, _ = torch.cuda.mem_get_info(self.device)
             return need < 0.6 * free
         return need < 2 << 30
 
-    def measure_pair(
-        self, ops: Sequence[ChainOp], dtype: DType, log2_n: int, methods: Sequence[Method] = METHODS
+    def measure(
+        self,
+        workload: Workload,
+        params: Mapping[str, ParamValue],
+        variants: Sequence[str] | None = None,
+        methods: Sequence[Method] = METHODS,
     ) -> list[Measurement]:
-        torch_dtype = getattr(torch, dtype)
-        x = torch.randn(1 << log2_n, device=self.device, dtype=torch_dtype)
-        eager = make_chain(ops)
-        compiled = compile_fresh(ops)
-        expected = eager(x)
-        got = compiled(x)
-        if not torch.allclose(got.float(), expected.float(), rtol=1e-2, atol=1e-2):
-            raise BenchmarkError(f"compiled chain disagrees with eager at {dtype} 2^{log2_n}")
-        del expected, got
+        """Every variant at ``params``, checked against the first variant's output, then timed."""
+        variants = list(variants or workload.variants)
+        x = workload.inputs(params, self.device)
+        expected: Any = None
+        rtol, atol = workload.check_tolerance
         out: list[Measurement] = []
-        for variant, fn in (("eager", eager), ("compiled", compiled)):
-            case = Case(variant=variant, dtype=dtype, log2_n=log2_n)  # type: ignore[arg-type]
-            t = traffic(case, len(ops))
-            prof = profile_kernels(fn, x)
-            for method in methods:
-                if method == "wall_per_call":
-                    samples = wall_per_call(fn, x, self.policy, self.flusher, t.working_set)
-                    k, l2 = (
-                        1,
-                        (
-                            "flushed before each call"
-                            if self.flusher.needed(t.working_set)
-                            else "not flushed (working set exceeds L2)"
-                        ),
-                    )
-                else:
-                    samples, k, l2 = gpu_time(fn, x, self.policy, self.l2_bytes, t.working_set)
-                out.append(
-                    Measurement(
-                        case=case,
-                        method=method,
-                        samples_ms=[round(s, 6) for s in samples],
-                        calls_per_sample=k,
-                        stats=summarize(samples),
-                        bytes_moved=t.bytes_moved,
-                        launches=prof[0] if prof else t.launches,
-                        launches_source="profiler" if prof else "model",
-                        profiler_kernel_ms=round(prof[1], 6) if prof else None,
-                        l2_policy=l2,
-                    )
-                )
-        del x, eager, compiled
+        for variant in variants:
+            ctx = workload.prepare(variant, params)
+            with ctx() if ctx is not None else contextlib.nullcontext():
+                fn = workload.build(variant, params)
+                got = fn(*x)
+                if expected is None:
+                    expected = got
+                elif not _close(got, expected, rtol, atol):
+                    raise BenchmarkError(f"variant {variant} disagrees with {variants[0]} at {dict(params)}")
+                del got
+                out += self._time(workload, fn, x, Case(variant=variant, params=dict(params)), methods)
+                del fn
+        del x, expected
         gc.collect()
         if self.device.type == "cuda":
             torch.cuda.empty_cache()
+        return out
+
+    def _time(
+        self, workload: Workload, fn: Any, x: tuple[Any, ...], case: Case, methods: Sequence[Method]
+    ) -> list[Measurement]:
+        work = workload.work(case.variant, case.params)
+        prof = profile_kernels(fn, x)
+        out = []
+        for method in methods:
+            if method == "wall_per_call":
+                samples = wall_per_call(fn, x, self.policy, self.flusher, work.footprint)
+                k = 1
+                l2 = (
+                    "flushed before each call"
+                    if self.flusher.needed(work.footprint)
+                    else ("not flushed (working set exceeds L2)" if self.device.type == "cuda" else "cpu")
+                )
+            else:
+                samples, k, l2 = gpu_time(fn, x, self.policy, self.l2_bytes, work.footprint)
+            out.append(
+                Measurement(
+                    case=case,
+                    method=method,
+                    samples_ms=[round(s, 6) for s in samples],
+                    calls_per_sample=k,
+                    stats=summarize(samples),
+                    bytes_moved=work.bytes_moved,
+                    flops=work.flops,
+                    launches=prof[0] if prof else work.launches,
+                    launches_source="profiler" if prof else "model",
+                    profiler_kernel_ms=round(prof[1], 6) if prof else None,
+                    l2_policy=l2,
+                )
+            )
         return out

@@ -10,25 +10,24 @@ import torch
 __all__ = ["profile_kernels"]
 
 
-def profile_kernels(
-    fn: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor, reps: int = 5
-) -> tuple[int, float] | None:
+def profile_kernels(fn: Callable[..., object], x: tuple[torch.Tensor, ...], reps: int = 5) -> tuple[int, float] | None:
     """(kernels per call, summed kernel ms per call) on CUDA; None on CPU, where the model is used."""
-    if x.device.type != "cuda":
+    device = next(t.device for t in x if isinstance(t, torch.Tensor))
+    if device.type != "cuda":
         return None
     from torch.autograd import DeviceType
     from torch.profiler import ProfilerActivity, profile
 
-    fn(x)
-    torch.cuda.synchronize(x.device)
+    fn(*x)
+    torch.cuda.synchronize(device)
     with warnings.catch_warnings():
         # "Profiler clears events at the end of each cycle": true and harmless for one cycle, but it would
         # land on stderr in the student's measurement cell
         warnings.simplefilter("ignore", UserWarning)
         with profile(activities=[ProfilerActivity.CUDA]) as prof:
             for _ in range(reps):
-                fn(x)
-            torch.cuda.synchronize(x.device)
+                fn(*x)
+            torch.cuda.synchronize(device)
     kernels = [
         e
         for e in prof.events()

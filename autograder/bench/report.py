@@ -6,7 +6,7 @@ from pathlib import Path
 
 from rich.table import Table
 
-from ..records import ReferenceRun
+from ..records import Measurement, ReferenceRun, render_params
 
 __all__ = ["plot_sweep", "quantity_table", "reference_table"]
 
@@ -14,10 +14,13 @@ __all__ = ["plot_sweep", "quantity_table", "reference_table"]
 def reference_table(run: ReferenceRun) -> Table:
     fp = run.device
     t = Table(title=f"{run.assignment} reference on {fp.name} (copy roofline {fp.copy_gbps:,.0f} GB/s)")
-    for col in ("case", "method", "median ms", "IQR %", "n", "launches", "bytes/call", "GB/s", "% roof"):
+    flops = any(m.flops for m in run.measurements)
+    cols = ["case", "method", "median ms", "IQR %", "n", "launches", "bytes/call", "GB/s", "% roof"]
+    cols += ["TFLOP/s"] if flops else []
+    for col in cols:
         t.add_column(col, justify="right" if col not in ("case", "method") else "left")
-    for m in sorted(run.measurements, key=lambda m: (m.case.dtype, m.case.log2_n, m.method, m.case.variant)):
-        t.add_row(
+    for m in run.measurements:
+        row = [
             m.case.key,
             m.method,
             f"{m.stats.median:.4f}",
@@ -27,7 +30,8 @@ def reference_table(run: ReferenceRun) -> Table:
             f"{m.bytes_moved / 1e6:,.1f} MB",
             f"{m.achieved_gbps:,.0f}",
             f"{100 * m.achieved_gbps / fp.copy_gbps:.0f}",
-        )
+        ]
+        t.add_row(*row, *([f"{m.achieved_tflops:,.2f}"] if flops else []))
     return t
 
 
@@ -36,60 +40,66 @@ def quantity_table(run: ReferenceRun) -> Table:
     for col in ("quantity", "value", "ratio", "noise (±log)", "method"):
         t.add_column(col)
     for q in run.quantities.values():
-        shown = f"{q.value:.2f}x" if isinstance(q.value, float) else str(q.value)
-        t.add_row(q.quantity, shown, f"{q.ratio:.3f}", f"{q.log_spread:.3f}", q.method)
+        shown = f"{q.value:.4g}" if isinstance(q.value, float) else str(q.value)
+        t.add_row(q.quantity, shown, f"{q.ratio:.4g}", f"{q.log_spread:.3f}", q.method)
     return t
 
 
-def plot_sweep(run: ReferenceRun, path: str | Path) -> Path:
-    """Time and achieved bandwidth vs size: both methods, eager vs compiled, with the copy roofline."""
+def plot_sweep(run: ReferenceRun, path: str | Path, size_param: str = "log2_n") -> Path:
+    """Time and achieved rate vs size, one column per setting of the other parameters: both methods,
+    every variant, with the copy roofline (and FLOP/s when the work model counts FLOPs)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    dtypes = sorted({m.case.dtype for m in run.measurements})
-    fig, axes = plt.subplots(2, len(dtypes), figsize=(6 * len(dtypes), 8), squeeze=False)
-    style = {
-        ("eager", "wall_per_call"): ("tab:red", "--"),
-        ("eager", "gpu_time"): ("tab:red", "-"),
-        ("compiled", "wall_per_call"): ("tab:blue", "--"),
-        ("compiled", "gpu_time"): ("tab:blue", "-"),
-    }
-    for col, dtype in enumerate(dtypes):
+    groups: dict[str, list[Measurement]] = {}
+    for m in run.measurements:
+        if size_param in m.case.params:
+            rest = {k: v for k, v in m.case.params.items() if k != size_param}
+            groups.setdefault(render_params(rest, short=False, sep=", ") or "all", []).append(m)
+    names = sorted(groups)[:6]
+    variants = sorted({m.case.variant for ms in groups.values() for m in ms})
+    colors = dict(zip(variants, ["tab:red", "tab:blue", "tab:green", "tab:purple", "tab:orange"] * 4, strict=False))
+    flops = any(m.flops for m in run.measurements)
+    fig, axes = plt.subplots(2, max(1, len(names)), figsize=(6 * max(1, len(names)), 8), squeeze=False)
+    for col, name in enumerate(names):
         top, bottom = axes[0][col], axes[1][col]
-        for (variant, method), (color, ls) in style.items():
-            pts = sorted(
-                (m.case.log2_n, m)
-                for m in run.measurements
-                if m.case.dtype == dtype and m.case.variant == variant and m.method == method
-            )
-            if not pts:
-                continue
-            xs = [1 << k for k, _ in pts]
-            label = f"{variant} · {method}"
-            top.errorbar(
-                xs,
-                [m.stats.median for _, m in pts],
-                yerr=[[m.stats.median - m.stats.q1 for _, m in pts], [m.stats.q3 - m.stats.median for _, m in pts]],
-                color=color,
-                ls=ls,
-                marker="o",
-                ms=3,
-                label=label,
-                capsize=2,
-            )
-            bottom.plot(xs, [m.achieved_gbps for _, m in pts], color=color, ls=ls, marker="o", ms=3, label=label)
-        bottom.axhline(run.device.copy_gbps, color="k", lw=1, ls=":", label="copy roofline")
+        for variant in variants:
+            for method, ls in (("wall_per_call", "--"), ("gpu_time", "-")):
+                pts = sorted(
+                    (float(m.case.params[size_param]), m)
+                    for m in groups[name]
+                    if m.case.variant == variant and m.method == method
+                )
+                if not pts:
+                    continue
+                xs = [2**k if size_param.startswith("log2_") else k for k, _ in pts]
+                label = f"{variant} · {method}"
+                top.errorbar(
+                    xs,
+                    [m.stats.median for _, m in pts],
+                    yerr=[[m.stats.median - m.stats.q1 for _, m in pts], [m.stats.q3 - m.stats.median for _, m in pts]],
+                    color=colors[variant],
+                    ls=ls,
+                    marker="o",
+                    ms=3,
+                    label=label,
+                    capsize=2,
+                )
+                ys = [m.achieved_tflops if flops else m.achieved_gbps for _, m in pts]
+                bottom.plot(xs, ys, color=colors[variant], ls=ls, marker="o", ms=3, label=label)
+        if not flops:
+            bottom.axhline(run.device.copy_gbps, color="k", lw=1, ls=":", label="copy roofline")
         for ax in (top, bottom):
             ax.set_xscale("log", base=2)
             ax.grid(True, which="both", alpha=0.3)
         top.set_yscale("log")
-        top.set_title(f"{dtype}: time per call")
+        top.set_title(f"{name}: time per call")
         top.set_ylabel("ms (median, IQR bars)")
-        bottom.set_title(f"{dtype}: achieved bandwidth (traffic model bytes / time)")
-        bottom.set_ylabel("GB/s")
-        bottom.set_xlabel("elements N")
+        bottom.set_title(f"{name}: achieved {'TFLOP/s' if flops else 'bandwidth (work-model bytes / time)'}")
+        bottom.set_ylabel("TFLOP/s" if flops else "GB/s")
+        bottom.set_xlabel(size_param.replace("log2_", "") if size_param.startswith("log2_") else size_param)
         top.legend(fontsize=8)
         bottom.legend(fontsize=8)
     fig.suptitle(f"{run.assignment} on {run.device.name} — torch {run.device.torch}")

@@ -5,25 +5,34 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from datetime import datetime, timezone
-from itertools import groupby
 from typing import Literal
 
 import torch
 
-from ..records import ReferenceRun
+from ..errors import BenchmarkError
+from ..records import Case, ParamValue, ReferenceRun
 from ..spec import LessonSpec
-from .derive import quantity_value
+from .derive import quantity_values
 from .fingerprint import fingerprint, pick_device
 from .harness import Harness
 from .timing import TimingPolicy
 
-__all__ = ["Progress", "run_reference"]
+__all__ = ["Progress", "group_cases", "run_reference"]
 
 Progress = Callable[[int, int, str], None]
 
 
 def _no_progress(done: int, total: int, what: str) -> None:
     return None
+
+
+def group_cases(cases: list[Case]) -> list[tuple[dict[str, ParamValue], list[str]]]:
+    """Cases grouped by their parameters, in order: each group is measured with one set of inputs."""
+    groups: dict[str, tuple[dict[str, ParamValue], list[str]]] = {}
+    for c in cases:
+        key = repr(sorted(c.params.items()))
+        groups.setdefault(key, (c.params, []))[1].append(c.variant)
+    return list(groups.values())
 
 
 def run_reference(
@@ -33,40 +42,41 @@ def run_reference(
     progress: Progress = _no_progress,
     sizes: list[int] | None = None,
 ) -> ReferenceRun:
-    """Fingerprint, roofline, then every (dtype, size) pair; sizes that don't fit are skipped and said."""
+    """Fingerprint, rooflines, then every point of the sweep; points that don't fit are skipped and said.
+
+    ``sizes`` restricts the sweep to those values of the workload's size parameter (the quantities'
+    own cases are always measured)."""
     t0 = time.perf_counter()
     dev = device if isinstance(device, torch.device) else pick_device(device)
     kind: Literal["cuda", "cpu"] = "cuda" if dev.type == "cuda" else "cpu"
     if policy is None:
         policy = TimingPolicy() if kind == "cuda" else TimingPolicy.quick()
-    progress(0, 1, "fingerprint + copy roofline")
+    wl = spec.workload
+    problems = spec.problems()
+    if problems:
+        raise BenchmarkError(f"lesson {spec.id} is inconsistent: {problems[0]} (run `autograder lint {spec.id}`)")
+    progress(0, 1, "fingerprint + peaks")
     fp = fingerprint(dev)
     harness = Harness(device=dev, l2_bytes=fp.l2_bytes, policy=policy)
     cases = spec.cases(kind)
     if sizes is not None:
-        keep = set(sizes) | {q.log2_n for q in spec.quantities}
-        cases = [c for c in cases if c.log2_n in keep]
-    pairs = [k for k, _ in groupby(cases, key=lambda c: (c.dtype, c.log2_n))]
+        from ..kinds import kind_of
+
+        needed = {c.key for q in spec.quantities for c in kind_of(q).cases(q)}
+        cases = [c for c in cases if c.key in needed or c.params.get(wl.size_param) in set(sizes)]
+    groups = group_cases(cases)
     measurements = []
-    swept: dict[str, list[int]] = {}
-    for i, (dtype, log2_n) in enumerate(pairs):
-        progress(i, len(pairs), f"{dtype} 2^{log2_n}")
-        if not harness.fits(dtype, log2_n, len(spec.chain)):
+    for i, (params, variants) in enumerate(groups):
+        progress(i, len(groups), wl.describe(params))
+        if not harness.fits(wl, params, variants):
             continue
-        measurements.extend(harness.measure_pair(spec.chain, dtype, log2_n))
-        swept.setdefault(dtype, []).append(log2_n)
-    progress(len(pairs), len(pairs), "done")
-    values = {}
-    for q in spec.quantities:
-        v = quantity_value(q, measurements, fp.key)
-        if v is not None:
-            values[q.id] = v
+        measurements.extend(harness.measure(wl, params, variants))
+    progress(len(groups), len(groups), "done")
     return ReferenceRun(
         assignment=spec.id,
         device=fp,
         created_at=datetime.now(timezone.utc),
         duration_s=round(time.perf_counter() - t0, 2),
         measurements=measurements,
-        quantities=values,
-        sizes=swept,
+        quantities=quantity_values(spec.quantities, measurements, fp.key, fp),
     )

@@ -23,7 +23,8 @@ from ..records import summarize
 
 __all__ = ["L2Flusher", "TimingPolicy", "gpu_time", "sample_until_stable", "wall_per_call"]
 
-Fn = Callable[[torch.Tensor], torch.Tensor]
+Fn = Callable[..., object]
+Inputs = tuple[torch.Tensor, ...]
 
 
 @dataclass(frozen=True)
@@ -76,13 +77,21 @@ def sample_until_stable(take: Callable[[], float], policy: TimingPolicy) -> list
             return samples
 
 
+def _nbytes(xs: Inputs) -> int:
+    return sum(int(x.nbytes) for x in xs if isinstance(x, torch.Tensor))
+
+
+def _device(xs: Inputs) -> torch.device:
+    return next(x.device for x in xs if isinstance(x, torch.Tensor))
+
+
 def wall_per_call(
-    fn: Fn, x: torch.Tensor, policy: TimingPolicy, flusher: L2Flusher | None = None, working_set: int = 0
+    fn: Fn, x: Inputs, policy: TimingPolicy, flusher: L2Flusher | None = None, working_set: int = 0
 ) -> list[float]:
     """ms per single call, dispatch included (flushing L2 before each when it would hold the data)."""
-    device = x.device
+    device = _device(x)
     for _ in range(policy.warmup):
-        fn(x)
+        fn(*x)
     _sync(device)
     flush = flusher is not None and flusher.needed(working_set)
     if device.type == "cuda":
@@ -95,7 +104,7 @@ def wall_per_call(
                 flusher.flush()
                 torch.cuda.synchronize(device)
             start.record()
-            fn(x)
+            fn(*x)
             end.record()
             end.synchronize()
             return float(start.elapsed_time(end))
@@ -103,7 +112,7 @@ def wall_per_call(
 
         def take() -> float:
             t0 = time.perf_counter()
-            fn(x)
+            fn(*x)
             return (time.perf_counter() - t0) * 1e3
 
     return sample_until_stable(take, policy)
@@ -114,16 +123,16 @@ def _calls_for(est_ms: float, policy: TimingPolicy) -> int:
 
 
 def gpu_time(
-    fn: Fn, x: torch.Tensor, policy: TimingPolicy, l2_bytes: int | None = None, working_set: int = 0
+    fn: Fn, x: Inputs, policy: TimingPolicy, l2_bytes: int | None = None, working_set: int = 0
 ) -> tuple[list[float], int, str]:
     """(ms-per-call samples, calls per sample, L2 policy in words) without CPU dispatch in the numbers."""
-    device = x.device
+    device = _device(x)
     for _ in range(policy.warmup):
-        fn(x)
+        fn(*x)
     _sync(device)
     t0 = time.perf_counter()
     for _ in range(3):
-        fn(x)
+        fn(*x)
     _sync(device)
     est_ms = (time.perf_counter() - t0) * 1e3 / 3
     k = _calls_for(est_ms, policy)
@@ -133,7 +142,7 @@ def gpu_time(
         def take_cpu() -> float:
             t = time.perf_counter()
             for _ in range(k):
-                fn(x)
+                fn(*x)
             return (time.perf_counter() - t) * 1e3 / k
 
         return sample_until_stable(take_cpu, policy), k, "cpu: back-to-back calls (no host/device split)"
@@ -141,18 +150,18 @@ def gpu_time(
     l2 = l2_bytes or 0
     nbuf = 1
     if working_set and working_set < policy.rotate_factor * l2:
-        nbuf = min(k, math.ceil(policy.rotate_factor * l2 / max(x.nbytes, 1)))
-    inputs = [x] + [x.clone() for _ in range(nbuf - 1)]
+        nbuf = min(k, math.ceil(policy.rotate_factor * l2 / max(_nbytes(x), 1)))
+    inputs = [x] + [tuple(t.clone() if isinstance(t, torch.Tensor) else t for t in x) for _ in range(nbuf - 1)]
     side = torch.cuda.Stream(device)
     side.wait_stream(torch.cuda.current_stream(device))
     with torch.cuda.stream(side):
         for i in range(3):
-            fn(inputs[i % nbuf])
+            fn(*inputs[i % nbuf])
     torch.cuda.current_stream(device).wait_stream(side)
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         for i in range(k):
-            fn(inputs[i % nbuf])
+            fn(*inputs[i % nbuf])
     graph.replay()
     torch.cuda.synchronize(device)
     start = torch.cuda.Event(enable_timing=True)
@@ -166,7 +175,7 @@ def gpu_time(
         return float(start.elapsed_time(end)) / k
 
     samples = sample_until_stable(take, policy)
-    span = nbuf * x.nbytes
+    span = nbuf * _nbytes(x)
     words = (
         f"cuda graph of {k} calls over {nbuf} rotated input buffers ({span / 2**20:.0f} MiB vs L2 {l2 / 2**20:.0f} MiB)"
     )

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..kinds import kind_of
 from ..ledger import committed_predictions, measured_values
 from ..spec import LessonSpec
 from .reader import SubmissionReading
@@ -43,7 +44,8 @@ def checklist(reading: SubmissionReading, spec: LessonSpec) -> tuple[list[CheckR
             rows.append(CheckRow(q.id, "missing", "—", "no prediction committed: fill in the value and run the cell"))
             continue
         _, problem = check_value(q, p.value)
-        shown = f"{p.value:g}×" if isinstance(p.value, float) else str(p.value)[:20]
+        kind = kind_of(q)
+        shown = kind.show_committed(p.value) if isinstance(p.value, float) else str(p.value)[:20]
         if problem:
             rows.append(CheckRow(q.id, "invalid", shown, problem))
         elif not p.because.strip():
@@ -55,7 +57,7 @@ def checklist(reading: SubmissionReading, spec: LessonSpec) -> tuple[list[CheckR
             note = (
                 "measured: not yet"
                 if m is None
-                else f"you measured {m.value if isinstance(m.value, str) else f'{m.value:.2f}×'}"
+                else f"you measured {m.value if isinstance(m.value, str) else kind.show(float(m.value or 0))}"
             )
             rows.append(CheckRow(q.id, "committed", shown, note))
     return rows, problems

@@ -1,4 +1,4 @@
-"""Pre-read a byte-level explanation: find numbers with units and check them against the traffic model.
+"""Pre-read a byte-level explanation: find numbers with units and check them against the work model.
 
 The instructor still grades the cell in formgrader; this writes what was found as a comment and suggests
 a score. Pure functions: text in, findings out.
@@ -7,11 +7,10 @@ a score. Pure functions: text in, findings out.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-from ..records import Case, ExplanationGrade, FoundNumber, ReferenceRun
+from ..records import ExplanationGrade, FoundNumber, ReferenceRun
 from ..spec import ExplanationSpec, LessonSpec
-from ..traffic import traffic
+from ..workload import Fact
 
 __all__ = ["Fact", "extract_numbers", "grade_explanation", "model_facts"]
 
@@ -29,10 +28,16 @@ _BYTES = {
     "gib": 2**30,
 }
 _BW = {"gb/s": 1.0, "tb/s": 1e3, "mb/s": 1e-3, "gib/s": 2**30 / 1e9}
+_FLOP_RATE = {"tflop/s": 1.0, "tflops/s": 1.0, "tflops": 1.0, "gflop/s": 1e-3, "gflops/s": 1e-3, "gflops": 1e-3,
+              "pflop/s": 1e3}
+_FLOPS = {"flop": 1.0, "flops": 1.0, "kflop": 1e3, "mflop": 1e6, "gflop": 1e9, "tflop": 1e12}
 _TIME = {"ns": 1e-6, "µs": 1e-3, "us": 1e-3, "μs": 1e-3, "ms": 1.0, "s": 1e3}
 
 _NUM = r"(\d+(?:[.,]\d+)*(?:\s*[eE][-+]?\d+)?)"
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    ("flop_rate", re.compile(_NUM + r"\s*(tflops?/s|gflops?/s|pflop/s|tflops|gflops)(?![a-z])", re.I)),
+    ("intensity", re.compile(_NUM + r"\s*(flops?\s*/\s*(?:byte|b)\b|flops?\s+per\s+byte)", re.I)),
+    ("flops", re.compile(_NUM + r"\s*(tflop|gflop|mflop|kflop|flops?)\b", re.I)),
     ("bandwidth", re.compile(_NUM + r"\s*(gib/s|gb/s|tb/s|mb/s)", re.I)),
     ("bytes", re.compile(_NUM + r"\s*(kib|mib|gib|kb|mb|gb|tb|bytes?|b)\b", re.I)),
     ("time", re.compile(_NUM + r"\s*(ns|µs|μs|us|ms)\b", re.I)),
@@ -46,15 +51,6 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     ("ratio", re.compile(_NUM + r"\s*(x|×)(?![a-z0-9])", re.I)),
 ]
-
-
-@dataclass(frozen=True)
-class Fact:
-    """A number the explanation may quote: value in the kind's base unit, and how to say it."""
-
-    kind: str
-    value: float
-    label: str
 
 
 def _to_float(s: str) -> float | None:
@@ -89,36 +85,44 @@ def extract_numbers(text: str) -> list[FoundNumber]:
                 num *= _BW[unit]
             elif kind == "time":
                 num *= _TIME[unit]
+            elif kind == "flop_rate":
+                num *= _FLOP_RATE[unit]
+            elif kind == "flops":
+                num *= _FLOPS[unit.rstrip("s") if unit.endswith("flops") else unit]
+            elif kind == "intensity":
+                unit = "flop/byte"
             found.append((m.start(), FoundNumber(text=m.group(0).strip(), value=num, unit=unit, kind=kind)))
             taken.append(range(m.start(), m.end()))
     return [f for _, f in sorted(found, key=lambda t: t[0])]
 
 
 def model_facts(spec: LessonSpec, ex: ExplanationSpec, ref: ReferenceRun | None) -> list[Fact]:
-    """What a correct byte-level explanation of this case can cite."""
-    k = len(spec.chain)
-    eager = traffic(Case(variant="eager", dtype=ex.dtype, log2_n=ex.log2_n), k)
-    fused = traffic(Case(variant="compiled", dtype=ex.dtype, log2_n=ex.log2_n), k)
-    size = f"{ex.dtype} 2^{ex.log2_n}"
-    facts = [
-        Fact("bytes", eager.bytes_moved, f"unfused traffic {2 * k}·N·s for {size}"),
-        Fact("bytes", fused.bytes_moved, f"fused traffic 2·N·s for {size}"),
-        Fact("bytes", eager.input_bytes, f"one tensor of {size} (N·s)"),
-        Fact("launches", eager.launches, "eager kernel launches"),
-        Fact("launches", fused.launches, "fused kernel launches"),
-        Fact("ratio", eager.bytes_moved / fused.bytes_moved, "traffic ratio unfused/fused"),
-    ]
+    """What a correct explanation of this case can cite: the lesson's work-model facts, then the
+    reference's (copy roofline, quantity values, times and rates of this case and of the sweep's
+    smallest size)."""
+    wl = spec.workload
+    facts = list(wl.facts(ex.case))
     if ref is not None:
         dev = ref.device.name
         facts.append(Fact("bandwidth", ref.device.copy_gbps, f"{dev} copy roofline"))
+        for key, peak in sorted((getattr(ref.device, "peaks", None) or {}).items()):
+            if key.startswith("matmul_tflops:"):
+                facts.append(Fact("flop_rate", peak, f"{dev} matmul peak ({key.split(':', 1)[1]})"))
         for q in ref.quantities.values():
             if isinstance(q.value, float):
                 facts.append(Fact("ratio", q.value, f"{dev} reference {q.quantity}"))
-        for m in ref.measurements:
-            if m.case.dtype == ex.dtype and m.case.log2_n in (ex.log2_n, min(ref.sizes.get(ex.dtype, [ex.log2_n]))):
+        size = wl.size_param
+        rest = {k: v for k, v in ex.case.items() if k != size}
+        related = [m for m in ref.measurements if {k: v for k, v in m.case.params.items() if k != size} == rest]
+        smallest = min((m.case.params.get(size, 0) for m in related), default=None, key=float)
+        for m in related:
+            at = m.case.params.get(size)
+            if at in (ex.case.get(size), smallest):
                 facts.append(Fact("time", m.stats.median, f"{dev} {m.case.key} {m.method}"))
-                if m.case.log2_n == ex.log2_n:
+                if at == ex.case.get(size):
                     facts.append(Fact("bandwidth", m.achieved_gbps, f"{dev} {m.case.key} achieved ({m.method})"))
+                    if m.flops:
+                        facts.append(Fact("flop_rate", m.achieved_tflops, f"{dev} {m.case.key} TFLOP/s ({m.method})"))
     return facts
 
 

@@ -1,49 +1,21 @@
 """Scoring one prediction against a reference: pure, and every score carries a readable sentence.
 
-Ratios score on |log(predicted/measured)|: full credit inside ``full_factor``, none beyond
-``zero_factor``, linear in log space between; both bands widened by the reference's measured spread so
-that noise never costs a student a point.
+How close counts as close is each quantity kind's business (:mod:`autograder.kinds`: ratios score on
+|log(predicted/measured)| with bands widened by the reference's measured spread, so that noise never costs
+a student a point); this module applies the course policy around it: missing, invalid, unreasoned,
+untrusted and revised predictions.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
+from ..kinds import kind_of
 from ..records import Prediction, PredictionGrade, Quantity, QuantityValue
 from .policy import GradingPolicy
 from .values import check_value
 
-__all__ = ["direction_fraction", "grade_prediction", "ratio_fraction"]
-
-
-def ratio_fraction(
-    predicted: float, measured: float, full_log: float, zero_log: float, spread: float
-) -> tuple[float, float, float, float]:
-    """(fraction, error factor, full band factor, zero band factor)."""
-    err = abs(math.log(predicted / measured))
-    full, zero = full_log + spread, zero_log + spread
-    if err <= full:
-        frac = 1.0
-    elif err >= zero:
-        frac = 0.0
-    else:
-        frac = (zero - err) / (zero - full)
-    return frac, math.exp(err), math.exp(full), math.exp(zero)
-
-
-def direction_fraction(predicted: str, reference: str, ratio: float) -> float:
-    """Exact direction: full. Said higher/lower where the change was inside the dead band but leaned
-    that way: half. Anything else: none."""
-    if predicted == reference:
-        return 1.0
-    if reference == "same" and (predicted == "higher") == (ratio > 1.0):
-        return 0.5
-    return 0.0
-
-
-def _fmt(v: float | str) -> str:
-    return f"{v:.2f}×" if isinstance(v, float) else str(v)
+__all__ = ["grade_prediction"]
 
 
 def grade_prediction(
@@ -61,7 +33,8 @@ def grade_prediction(
     base: dict[str, Any] = dict(
         quantity=q.id, grade_id=grade_id, max_points=q.points, device=device_name, method=q.method
     )
-    what = f"{q.describe()}"
+    kind = kind_of(q)
+    what = kind.describe(q)
     if prediction is None:
         return PredictionGrade(
             predicted=None,
@@ -119,29 +92,10 @@ def grade_prediction(
             **base,
         )
     assert value is not None
-    where = f"the {device_name} reference measured {_fmt(ref.value)} ({q.method}, {q.dtype}, 2^{q.log2_n})"
-    ratio: float | None = None
-    if q.kind == "speedup":
-        assert isinstance(value, float) and isinstance(ref.value, float)
-        frac, err, full, zero = ratio_fraction(
-            value, ref.ratio, q.tolerance.full_log, q.tolerance.zero_log, ref.log_spread
-        )
-        ratio = value / ref.ratio
-        if frac == 1.0:
-            verdict = f"within {full:.2f}× → full credit"
-        elif frac == 0.0:
-            verdict = f"off by {err:.2f}×, beyond {zero:.2f}× → no credit"
-        else:
-            verdict = f"off by {err:.2f}× (full credit within {full:.2f}×, none beyond {zero:.2f}×) → {100 * frac:.0f}%"
-    else:
-        assert isinstance(value, str) and isinstance(ref.value, str)
-        frac = direction_fraction(value, ref.value, ref.ratio)
-        verdict = {
-            1.0: "right direction → full credit",
-            0.5: f"the change ({ref.ratio:.3f}×) leaned that way but stayed inside the dead band → half credit",
-            0.0: "wrong direction → no credit",
-        }[frac]
-    reason = f"you predicted {_fmt(value)}; {where}; {verdict}"
+    where = f"the {device_name} reference measured {kind.show(ref.value)} {kind.where(q)}"
+    score = kind.score(q, value, ref)
+    frac, ratio = score.fraction, score.ratio
+    reason = f"you predicted {kind.show(value)}; {where}; {score.verdict}"
     if prediction.revised_after_measurement:
         flags.append("revised_after_measurement")
         if policy.revised_after_measurement == "zero":

@@ -3,7 +3,7 @@
     from autograder.lesson import Lesson
     L = Lesson.load()                       # reads lesson.toml beside the notebook
     L.predict("gpu_speedup@fp16,2^24", 3.0, because="...")
-    L.measure("float16", 24)                # the project's benchmark helper, both timing methods
+    L.measure("float16", 24)                # every variant at one point of the workload, both timing methods
     L.grade("gpu_speedup@fp16,2^24")        # test cell: a preview now, the real grade under nbgrader
     L.status()                              # committed / valid / missing, before submitting
 
@@ -20,17 +20,16 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
 
-from ..bench.derive import quantity_value
 from ..errors import PredictionError
 from ..grading.checklist import checklist, render_checklist
 from ..grading.context import GradingContext
 from ..grading.grade import grade_quantity
 from ..grading.reader import SubmissionReading
 from ..grading.values import check_value
+from ..kinds import kind_of
 from ..ledger import append, committed_predictions, genesis, verify_chains
-from ..records import DType, LedgerEntry, Measurement
+from ..records import LedgerEntry, Measurement, ParamValue, render_params
 from ..spec import LessonSpec, load_spec
-from ..traffic import traffic
 from ._output import show_ledger, show_text
 
 __all__ = ["Lesson"]
@@ -48,8 +47,9 @@ class Lesson:
         self.folder = folder
         self.grading_mode = grading_mode
         self._context = grading
-        self._measurements: dict[tuple[str, int], list[Measurement]] = {}
+        self._measurements: dict[str, list[Measurement]] = {}
         self._harness: Any = None
+        self._fp: Any = None
         self.chain: list[LedgerEntry] = []
         self._device: Any = None
         self._device_name = "?"
@@ -135,7 +135,9 @@ class Lesson:
             show_text(f"(grading) {quantity}: the prediction committed in your submitted notebook is used.")
             return
         if value is None:
-            show_text(f"✘ {quantity}: no prediction yet — replace None with your {q.unit} and run this cell again.")
+            show_text(
+                f"✘ {quantity}: no prediction yet — replace None with {kind_of(q).asks_for} and run this cell again."
+            )
             return
         normalized, problem = check_value(q, value)
         if problem is not None:
@@ -145,47 +147,64 @@ class Lesson:
         if len(because) > 2000:
             raise PredictionError("not committed: keep because= to one sentence (under 2000 characters)")
         assert normalized is not None
-        shown = f"{normalized:g}×" if isinstance(normalized, float) else normalized
+        kind = kind_of(q)
+        shown = kind.show_committed(normalized) if isinstance(normalized, float) else normalized
         last = committed_predictions(self.chain).get(quantity)
         if last is not None and last.value == normalized and last.because == because.strip():
             show_ledger(
                 self.spec.id,
                 self.chain,
-                f"✔ already committed #{last.seq}: {q.describe()} = {shown} (unchanged, nothing new recorded)",
+                f"✔ already committed #{last.seq}: {kind.describe(q)} = {shown} (unchanged, nothing new recorded)",
             )
             return
         e = self._append("prediction", quantity, normalized, because.strip())
-        msg = f"✔ committed #{e.seq}: {q.describe()} = {shown} — because {because.strip()}"
+        msg = f"✔ committed #{e.seq}: {kind.describe(q)} = {shown} — because {because.strip()}"
         if committed_predictions(self.chain)[quantity].revised_after_measurement:
             msg += "\n⚠ you changed it after measuring this quantity: it is marked revised_after_measurement."
         show_ledger(self.spec.id, self.chain, msg)
 
     # ------------------------------------------------------------------ measuring
-    def _measure_pair(self, dtype: DType, log2_n: int) -> list[Measurement]:
-        key = (dtype, log2_n)
-        if key not in self._measurements:
+    def _harness_for_device(self) -> Any:
+        if self._harness is None:
+            import torch
+
             from ..bench.harness import Harness
             from ..bench.timing import TimingPolicy
 
-            if self._harness is None:
-                import torch
+            assert self._device is not None
+            l2 = None
+            if self._device.type == "cuda":
+                l2 = int(getattr(torch.cuda.get_device_properties(self._device), "L2_cache_size", 0)) or None
+            policy = TimingPolicy() if self._device.type == "cuda" else TimingPolicy.quick()
+            self._harness = Harness(device=self._device, l2_bytes=l2, policy=policy)
+        return self._harness
 
-                assert self._device is not None
-                l2 = None
-                if self._device.type == "cuda":
-                    l2 = int(getattr(torch.cuda.get_device_properties(self._device), "L2_cache_size", 0)) or None
-                policy = TimingPolicy() if self._device.type == "cuda" else TimingPolicy.quick()
-                self._harness = Harness(device=self._device, l2_bytes=l2, policy=policy)
-            self._measurements[key] = self._harness.measure_pair(self.spec.chain, dtype, log2_n)
+    def _fingerprint(self) -> Any:
+        """This device's peaks (copy bandwidth, ...), measured once, for fraction-of-peak quantities."""
+        if self._fp is None:
+            from ..bench.fingerprint import fingerprint
+
+            self._fp = fingerprint(self._device)
+        return self._fp
+
+    def _measure_point(self, params: dict[str, ParamValue], variants: list[str] | None = None) -> list[Measurement]:
+        key = repr(sorted(params.items()))
+        if key not in self._measurements:
+            self._measurements[key] = self._harness_for_device().measure(self.spec.workload, params, variants)
         return self._measurements[key]
 
-    def _record_quantities(self, touched: set[tuple[str, int]]) -> list[str]:
-        everything = [m for ms in self._measurements.values() for m in ms]
+    def _record_quantities(self, touched: set[str]) -> list[str]:
+        from ..bench.derive import quantity_value
+        from ..kinds import Measurements, kind_of
+
+        index = Measurements(m for ms in self._measurements.values() for m in ms)
         lines = []
         for q in self.spec.quantities:
-            if not any((c.dtype, c.log2_n) in touched for c in q.cases()):
+            kind = kind_of(q)
+            if not any(c.key in touched for c in kind.cases(q)):
                 continue
-            v = quantity_value(q, everything, self._device_key)
+            fp = self._fingerprint() if kind.name in ("peak_fraction", "crossover") else None
+            v = quantity_value(q, index, self._device_key, fp)
             if v is None:
                 continue
             self._append(
@@ -194,68 +213,109 @@ class Lesson:
                 v.value,
                 meta={"device_key": self._device_key, "device_name": self._device_name, "method": q.method},
             )
-            shown = f"{v.value:.2f}×" if isinstance(v.value, float) else v.value
-            lines.append(f"  measured {q.id} = {shown}")
+            lines.append(f"  measured {q.id} = {kind.show(v.value)}")
         return lines
 
-    def measure(self, dtype: DType = "float16", log2_n: int = 24) -> None:
-        """Time the chain eager vs compiled at one size, both ways, and explain the numbers in bytes."""
-        if self.grading_mode:
-            show_text(f"(grading) measurement of {dtype} 2^{log2_n} skipped: the stored reference is used.")
-            return
-        ms = self._measure_pair(dtype, log2_n)
-        by = {(m.case.variant, m.method): m for m in ms}
-        n = 1 << log2_n
-        k = len(self.spec.chain)
-        te = traffic(ms[0].case.model_copy(update={"variant": "eager"}), k)
-        tf = traffic(ms[0].case.model_copy(update={"variant": "compiled"}), k)
-        lines = [
-            f"{self.spec.expression()} · {dtype} · N = 2^{log2_n} = {n:,} elements · {self._device_name}",
-            f"{'method':<14} {'eager ms':>10} {'compiled ms':>12} {'speedup':>8}",
-        ]
-        notes = {
-            "wall_per_call": "one call between two events: includes CPU dispatch",
-            "gpu_time": "replayed CUDA graph / back-to-back calls: kernels only",
+    def _method_notes(self) -> dict[str, str]:
+        if self._device is not None and self._device.type == "cuda":
+            return {
+                "wall_per_call": "one call between two CUDA events: includes CPU dispatch",
+                "gpu_time": "replayed CUDA graph of many calls: kernels only",
+            }
+        return {
+            "wall_per_call": "one call timed by the CPU clock",
+            "gpu_time": "many back-to-back calls (a CPU has no separate dispatch)",
         }
-        for method in ("wall_per_call", "gpu_time"):
-            e, c = by[("eager", method)], by[("compiled", method)]
-            lines.append(
-                f"{method:<14} {e.median_ms:>10.4f} {c.median_ms:>12.4f} "
-                f"{e.median_ms / c.median_ms:>7.2f}×   ({notes[method]})"
+
+    def measure(self, *args: ParamValue, **params: ParamValue) -> None:
+        """Time every variant at one point of the lesson's parameters, both ways, and state the work model.
+
+        Parameters are given in the workload's order (e.g. ``L.measure("float16", 24)``) or by name."""
+        wl = self.spec.workload
+        point = wl.case_params(args, params)
+        if self.grading_mode:
+            show_text(f"(grading) measurement of {wl.describe(point)} skipped: the stored reference is used.")
+            return
+        ms = self._measure_point(point)
+        by: dict[tuple[str, str], Measurement] = {(m.case.variant, m.method): m for m in ms}
+        variants = [v for v in wl.variants if (v, "gpu_time") in by]
+        base = variants[0]
+        lines = [f"{wl.describe(point)} · {self._device_name}"]
+        head = f"{'method':<14}" + "".join(f" {v + ' ms':>{max(12, len(v) + 4)}}" for v in variants)
+        head += "".join(
+            f" {'speedup' if len(variants) == 2 else base + '/' + v:>{max(8, len(base) + len(v) + 2)}}"
+            for v in variants[1:]
+        )
+        lines.append(head)
+        for method, note in self._method_notes().items():
+            row = f"{method:<14}" + "".join(f" {by[(v, method)].median_ms:>{max(12, len(v) + 4)}.4f}" for v in variants)
+            row += "".join(
+                f" {by[(base, method)].median_ms / by[(v, method)].median_ms:>{max(8, len(base) + len(v) + 2) - 1}.2f}×"
+                for v in variants[1:]
             )
-        lines.append(
-            f"traffic model: eager {te.launches} launches, {te.bytes_moved / 1e6:,.1f} MB; "
-            f"fused {tf.launches} launch, {tf.bytes_moved / 1e6:,.1f} MB "
-            f"(ratio {te.bytes_moved / tf.bytes_moved:.1f}×)"
+            lines.append(f"{row}   ({note})")
+        works = {v: wl.work(v, point) for v in variants}
+        model = "; ".join(
+            f"{v} {w.launches} launch{'es' if w.launches != 1 else ''}, {w.bytes_moved / 1e6:,.1f} MB"
+            + (f", {w.flops / 1e9:,.2f} GFLOP" if w.flops and w.intensity > 1 else "")
+            for v, w in works.items()
         )
-        g = by[("compiled", "gpu_time")]
-        lines.append(
-            f"kernels counted: eager {by[('eager', 'gpu_time')].launches}, compiled {g.launches} "
-            f"({g.launches_source}); fused achieved {g.achieved_gbps:,.0f} GB/s"
+        ratios = ", ".join(
+            f"{base}/{v} {works[base].bytes_moved / w.bytes_moved:.1f}×"
+            for v, w in works.items()
+            if v != base and w.bytes_moved
         )
-        lines += self._record_quantities({(dtype, log2_n)})
+        lines.append(f"work model: {model}" + (f" (traffic ratio {ratios})" if ratios else ""))
+        counted = ", ".join(f"{v} {by[(v, 'gpu_time')].launches}" for v in variants)
+        source = by[(variants[-1], "gpu_time")].launches_source
+        rates = ", ".join(
+            f"{v} {by[(v, 'gpu_time')].achieved_gbps:,.0f} GB/s"
+            + (f" / {by[(v, 'gpu_time')].achieved_tflops:,.2f} TFLOP/s" if works[v].intensity > 1 else "")
+            for v in variants
+        )
+        lines.append(f"kernels counted: {counted} ({source}); achieved (gpu_time): {rates}")
+        lines += self._record_quantities({m.case.key for m in ms})
         show_ledger(self.spec.id, self.chain, "\n".join(lines))
 
-    def sweep(self, dtype: DType = "float16") -> None:
-        """The size sweep of this device (to the memory-bound regime on a GPU), both timing methods."""
+    def sweep(self, *args: ParamValue, **fixed: ParamValue) -> None:
+        """The size sweep of this device (to the memory-bound regime on a GPU), both timing methods, at
+        the fixed parameters given (e.g. ``L.sweep("float16")``)."""
+        from ..bench.runner import group_cases
+
+        wl = self.spec.workload
+        fixed_params = wl.case_params(args, fixed)
         if self.grading_mode:
-            show_text(f"(grading) sweep of {dtype} skipped: the stored reference is used.")
+            show_text(f"(grading) sweep at {fixed_params} skipped: the stored reference is used.")
             return
         kind: Literal["cuda", "cpu"] = "cuda" if self._device is not None and self._device.type == "cuda" else "cpu"
-        sizes = self.spec.sweep[kind].log2_sizes
-        lines = [
-            f"{self.spec.expression()} · {dtype} · {self._device_name}",
-            f"{'N':>12} {'wall eager':>11} {'wall comp':>10} {'wall ×':>7} {'gpu eager':>10} {'gpu comp':>9} "
-            f"{'gpu ×':>6}",
-        ]
-        for k in sizes:
-            by = {(m.case.variant, m.method): m.median_ms for m in self._measure_pair(dtype, k)}
-            we, wc = by[("eager", "wall_per_call")], by[("compiled", "wall_per_call")]
-            ge, gc = by[("eager", "gpu_time")], by[("compiled", "gpu_time")]
-            lines.append(
-                f"{'2^' + str(k):>12} {we:>11.4f} {wc:>10.4f} {we / wc:>6.2f}× {ge:>10.4f} {gc:>9.4f} {ge / gc:>5.2f}×"
-            )
-        lines += self._record_quantities({(dtype, k) for k in sizes})
+        groups = group_cases(self.spec.grid_cases(kind, fixed_params))
+        if not groups:
+            raise PredictionError(f"no sweep of this lesson on {kind} matches {fixed_params}")
+        variants = [v for v in wl.variants if any(v in vs for _, vs in groups)]
+        base = variants[0]
+        size = wl.size_param
+        where = render_params(fixed_params, short=False, sep=" · ")
+        lines = [f"{self.spec.title} · {where + ' · ' if where else ''}{self._device_name}"]
+        head = f"{size.replace('log2_', ''):>10}"
+        for method in ("wall", "gpu"):
+            head += "".join(f" {method + ' ' + v[:8]:>13}" for v in variants)
+            head += "".join(f" {method + ' ×':>8}" for _ in variants[1:])
+        lines.append(head)
+        touched: set[str] = set()
+        for params, vs in groups:
+            ms = self._measure_point(params, vs)
+            touched |= {m.case.key for m in ms}
+            by: dict[tuple[str, str], float] = {(m.case.variant, m.method): m.median_ms for m in ms}
+            at = params.get(size)
+            row = f"{'2^' + str(at) if size.startswith('log2_') else str(at):>10}"
+            for method in ("wall_per_call", "gpu_time"):
+                row += "".join(f" {by.get((v, method), float('nan')):>13.4f}" for v in variants)
+                row += "".join(
+                    f" {by.get((base, method), float('nan')) / by.get((v, method), float('nan')):>7.2f}×"
+                    for v in variants[1:]
+                )
+            lines.append(row)
+        lines += self._record_quantities(touched)
         show_ledger(self.spec.id, self.chain, "\n".join(lines))
 
     # ------------------------------------------------------------------ grading and checking

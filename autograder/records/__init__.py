@@ -4,7 +4,7 @@ from .device import DeviceFingerprint
 from .grades import ExplanationGrade, FoundNumber, PredictionGrade, SubmissionGrade
 from .ledger import LEDGER_MIME, ChainVerdict, LedgerEntry, Prediction
 from .measurement import Measurement, Stats, summarize
-from .quantity import DIRECTIONS, Case, DType, Method, Quantity, Tolerance, Variant
+from .quantity import DIRECTIONS, Case, Method, ParamValue, Quantity, Tolerance, render_params, short_dtype
 from .reference import QuantityValue, ReferenceRun
 
 __all__ = [
@@ -12,13 +12,13 @@ __all__ = [
     "LEDGER_MIME",
     "Case",
     "ChainVerdict",
-    "DType",
     "DeviceFingerprint",
     "ExplanationGrade",
     "FoundNumber",
     "LedgerEntry",
     "Measurement",
     "Method",
+    "ParamValue",
     "Prediction",
     "PredictionGrade",
     "Quantity",
@@ -27,6 +27,7 @@ __all__ = [
     "Stats",
     "SubmissionGrade",
     "Tolerance",
-    "Variant",
+    "render_params",
+    "short_dtype",
     "summarize",
 ]

@@ -34,6 +34,11 @@ class Stats(Record):
         """Interquartile range relative to the median: the noise figure used to widen tolerances."""
         return (self.q3 - self.q1) / self.median if self.median > 0 else math.inf
 
+    @property
+    def log_half_iqr(self) -> float:
+        """Half the interquartile range in log space: how far the median may move between runs."""
+        return 0.5 * math.log(self.q3 / self.q1) if self.q1 > 0 else 0.0
+
 
 def summarize(samples: Sequence[float]) -> Stats:
     """Median and quartiles of ``samples`` (inclusive method, so 2+ samples give real quartiles)."""
@@ -48,14 +53,15 @@ def summarize(samples: Sequence[float]) -> Stats:
 
 
 class Measurement(Record):
-    """Timing of one case by one method, with the traffic it implies."""
+    """Timing of one case by one method, with the work the lesson's model says it does."""
 
     case: Case
     method: Method
     samples_ms: list[float] = Field(min_length=1)
     calls_per_sample: int = Field(default=1, ge=1)
     stats: Stats
-    bytes_moved: int = Field(ge=0, description="traffic model: bytes read + written per call")
+    bytes_moved: int = Field(ge=0, description="work model: bytes read + written per call")
+    flops: int = Field(default=0, ge=0, description="work model: floating-point operations per call")
     launches: int | None = Field(default=None, description="kernels per call")
     launches_source: Literal["profiler", "model"] = "model"
     profiler_kernel_ms: float | None = Field(default=None, description="summed kernel time, profiler")
@@ -77,3 +83,7 @@ class Measurement(Record):
     @property
     def achieved_gbps(self) -> float:
         return self.bytes_moved / (self.stats.median * 1e-3) / 1e9
+
+    @property
+    def achieved_tflops(self) -> float:
+        return self.flops / (self.stats.median * 1e-3) / 1e12

@@ -1,60 +1,111 @@
-"""What a lesson measures and students predict.
+"""What a lesson measures and students predict, in terms the framework knows without knowing the lesson.
 
-A Quantity names its case completely (dtype, size, timing method) because on an H200 the per-call wall
-speedup at 2^24 fp16 is about 1x while the GPU-time speedup is about 4x: "the speedup" alone is ambiguous.
+A :class:`Case` is one point of a lesson's parameter space (its workload decides what the parameters
+mean) run by one variant.  A :class:`Quantity` names a *kind* (ratio, direction, fraction of a peak,
+crossover, count: :mod:`autograder.kinds`) and the kind's arguments; the kind derives its value from
+measurements, checks and scores a student's value and says it in words.  A quantity names its case
+completely (parameters and timing method) because on an H200 one chain's per-call wall speedup can be 1x
+while its GPU-time speedup is 4x: "the speedup" alone is ambiguous.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
 from ._base import Record
 
-__all__ = ["DIRECTIONS", "Case", "DType", "Method", "Quantity", "Tolerance", "Variant"]
+__all__ = [
+    "DIRECTIONS",
+    "Case",
+    "Method",
+    "ParamValue",
+    "Quantity",
+    "Tolerance",
+    "render_params",
+    "short_dtype",
+]
 
-DType = Literal["float16", "bfloat16", "float32"]
 Method = Literal["wall_per_call", "gpu_time"]
-Variant = Literal["eager", "compiled"]
+ParamValue = int | float | str
 DIRECTIONS = ("higher", "lower", "same")
 
-_SHORT = {"float16": "fp16", "bfloat16": "bf16", "float32": "fp32"}
+_SHORT = {"float16": "fp16", "bfloat16": "bf16", "float32": "fp32", "float64": "fp64", "tf32": "tf32"}
+
+
+def short_dtype(name: str) -> str:
+    """fp16 for float16: how GPU people write a dtype in a table or a quantity id."""
+    return _SHORT.get(name, name)
+
+
+def _render(name: str, value: ParamValue, short: bool) -> str:
+    if name == "dtype" and isinstance(value, str):
+        return short_dtype(value) if short else value
+    if name == "log2_n":
+        return f"2^{value}"
+    if name.startswith("log2_"):
+        return f"{name[5:]}=2^{value}"
+    return f"{name}={value}"
+
+
+def render_params(params: dict[str, ParamValue], short: bool = True, sep: str = "/") -> str:
+    """Parameters in words, in the canonical (sorted) order: ``fp16/2^24``, ``float16, rows=2^8``."""
+    return sep.join(_render(k, params[k], short) for k in sorted(params))
 
 
 class Case(Record):
-    """One benchmarked configuration: a variant of the chain, a dtype and a size (2^log2_n elements)."""
+    """One benchmarked configuration: a variant of the lesson's workload at one point of its parameters."""
 
-    variant: Variant
-    dtype: DType
-    log2_n: int = Field(ge=0, le=34)
+    variant: str = Field(min_length=1)
+    params: dict[str, ParamValue]
 
-    @property
-    def n(self) -> int:
-        return 1 << self.log2_n
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy(cls, data: Any) -> Any:
+        """References stored before lessons were plug-ins hold ``{variant, dtype, log2_n}``."""
+        if isinstance(data, dict) and "params" not in data and "variant" in data:
+            params = {k: v for k, v in data.items() if k != "variant"}
+            return {"variant": data["variant"], "params": params}
+        return data
+
+    @field_validator("params")
+    @classmethod
+    def _canonical(cls, v: dict[str, ParamValue]) -> dict[str, ParamValue]:
+        return {k: v[k] for k in sorted(v)}
 
     @property
     def key(self) -> str:
-        return f"{self.variant}/{_SHORT[self.dtype]}/2^{self.log2_n}"
+        return f"{self.variant}/{render_params(self.params)}"
+
+    def at(self, **changes: ParamValue) -> Case:
+        """The same case with some parameters (or the variant, as ``variant=``) changed."""
+        variant = str(changes.pop("variant", self.variant))
+        return Case(variant=variant, params={**self.params, **changes})
 
 
 class Tolerance(Record):
     """How close is close enough.
 
-    Ratios are scored on |log(predicted/measured)|: full credit within ``full_factor``, none beyond
-    ``zero_factor``, linear in log-space between.  Directions use ``dead_band``: a relative change smaller
-    than it counts as "same".  Both are widened by the reference's own measured spread at grading time.
+    Ratio-like kinds score on |log(predicted/measured)|: full credit within ``full_factor``, none beyond
+    ``zero_factor``, linear in log space between.  Directions use ``dead_band``: a relative change smaller
+    than it counts as "same".  Counts use ``abs_full``/``abs_zero`` (absolute difference).  All are widened
+    by the reference's own measured spread at grading time.
     """
 
     full_factor: float = Field(default=1.3, gt=1.0)
     zero_factor: float = Field(default=3.0, gt=1.0)
     dead_band: float = Field(default=0.10, ge=0.0, lt=1.0)
+    abs_full: float = Field(default=0.0, ge=0.0)
+    abs_zero: float = Field(default=2.0, gt=0.0)
 
     @model_validator(mode="after")
     def _ordered(self) -> Tolerance:
         if self.zero_factor <= self.full_factor:
             raise ValueError(f"zero_factor ({self.zero_factor}) must be larger than full_factor ({self.full_factor})")
+        if self.abs_zero <= self.abs_full:
+            raise ValueError(f"abs_zero ({self.abs_zero}) must be larger than abs_full ({self.abs_full})")
         return self
 
     @property
@@ -69,19 +120,18 @@ class Tolerance(Record):
 class Quantity(Record):
     """A predictable, measurable number (or direction) of one lesson.
 
-    ``speedup``: eager time / compiled time for (dtype, log2_n, method).
-    ``direction``: whether that speedup is higher, lower or the same as the one at ``baseline_dtype``.
+    ``kind`` names an entry of the kinds registry; ``args`` are that kind's own arguments (validated by it
+    when the lesson is loaded).  ``label`` is the short noun phrase every sentence a student reads uses.
     """
 
     id: str = Field(min_length=1, max_length=120)
     title: str
-    kind: Literal["speedup", "direction"]
-    dtype: DType
-    log2_n: int = Field(ge=0, le=34)
-    method: Method
-    baseline_dtype: DType | None = None
+    label: str = ""
+    kind: str
+    method: Method = "gpu_time"
     points: float = Field(default=2.0, gt=0)
     tolerance: Tolerance = Tolerance()
+    args: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("id")
     @classmethod
@@ -89,28 +139,3 @@ class Quantity(Record):
         if any(ch.isspace() for ch in v):
             raise ValueError(f"quantity id {v!r} must not contain whitespace")
         return v
-
-    @model_validator(mode="after")
-    def _direction_has_baseline(self) -> Quantity:
-        if self.kind == "direction" and self.baseline_dtype is None:
-            raise ValueError(f"direction quantity {self.id!r} needs a baseline_dtype")
-        if self.kind == "speedup" and self.baseline_dtype is not None:
-            raise ValueError(f"speedup quantity {self.id!r} takes no baseline_dtype")
-        return self
-
-    @property
-    def unit(self) -> str:
-        return "x" if self.kind == "speedup" else "direction"
-
-    def cases(self) -> list[Case]:
-        """The benchmark cases whose timings determine this quantity."""
-        dtypes = [self.dtype] + ([self.baseline_dtype] if self.baseline_dtype else [])
-        return [Case(variant=v, dtype=d, log2_n=self.log2_n) for d in dtypes for v in ("eager", "compiled")]
-
-    def describe(self) -> str:
-        """Human description used in every sentence a student reads."""
-        size = f"2^{self.log2_n}"
-        if self.kind == "speedup":
-            return f"fused speedup ({self.method}, {_SHORT[self.dtype]}, {size})"
-        assert self.baseline_dtype is not None
-        return f"{_SHORT[self.dtype]} vs {_SHORT[self.baseline_dtype]} fused speedup ({self.method}, {size})"

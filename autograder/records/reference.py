@@ -34,7 +34,7 @@ class ReferenceRun(Record):
     duration_s: float = Field(ge=0)
     measurements: list[Measurement]
     quantities: dict[str, QuantityValue]
-    sizes: dict[str, list[int]] = Field(description="dtype -> log2 sizes swept")
+    sizes: dict[str, list[int]] = Field(default_factory=dict, description="legacy: dtype -> log2 sizes swept")
 
     def find(self, case: Case, method: Method) -> Measurement | None:
         for m in self.measurements:

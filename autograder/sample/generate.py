@@ -2,16 +2,20 @@
 
 Each notebook is the real release with predictions filled in and the outputs the Lesson API would have
 written (the same ledger bundle, the same chain functions), measured values taken from a reference run
-plus noise. The mix: careful students, typical ones (log-normal spread, the classic "wall speedup = 4x"
-misconception), adjectives-only explanations, blanks, late submissions, revisions after measuring, and a
-forged output. Deterministic for a given seed.
+plus noise.  Everything lesson-specific comes from the lesson itself: which cells predict and measure what
+(read from the cells' code), the values (the reference and the work model), the explanations (the
+solution cells of the source notebook).  The mix: careful students, typical ones (log-normal spread),
+ones who answer with the work model where the measurement disagrees, adjectives-only explanations, blanks,
+late submissions, revisions after measuring, and a forged output.  Deterministic for a given seed.
 """
 
 from __future__ import annotations
 
+import ast
 import copy
 import math
 import random
+import re
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -20,13 +24,14 @@ from typing import Any
 
 import nbformat
 
+from ..kinds import kind_of
 from ..ledger import append, genesis
 from ..lesson._output import ledger_bundle
-from ..records import LEDGER_MIME, LedgerEntry, ReferenceRun
+from ..records import LEDGER_MIME, Case, LedgerEntry, ReferenceRun
 from ..spec import LessonSpec
 from .fill import fill_explanations, fill_predictions
 
-__all__ = ["PERSONAS", "Persona", "generate_class", "make_submission"]
+__all__ = ["PERSONAS", "Persona", "generate_class", "make_submission", "solution_texts"]
 
 
 @dataclass(frozen=True)
@@ -53,93 +58,137 @@ PERSONAS = [
     Persona("forger", 0.04, 0.9, "wrong", forge=True),
 ]
 
-_GOOD = {
-    "explain_headline": (
-        "Eager launches four kernels; each reads and writes one {mb:.0f} MB tensor, so it moves "
-        "{eager:.0f} MB, while the fused kernel reads {mb:.0f} MB and writes {mb:.0f} MB: "
-        "{fused:.0f} MB in one launch. That is a 4x cut in traffic, and the GPU-time speedup of "
-        "{gpu:.1f}x is close to it because both run near the {roof:,.0f} GB/s copy roofline."
-    ),
-    "explain_sweep": (
-        "At 2^12 the work is 8 KB, so every call is launch overhead: 4 kernels against 1 plus "
-        "guard checks, about {small:.0f} µs per call either way. By 2^26 the tensors are hundreds "
-        "of MB and both versions are memory-bound, so the speedup flattens at the 4x traffic ratio."
-    ),
-}
-_WRONG = {
-    "explain_headline": "Fusing saves memory: eager moves 100 MB and compiled moves 10 MB, so it is 10x faster "
-    "with 3 kernels instead of 2.",
-    "explain_sweep": "The GPU warms up at larger sizes, reaching 900 GB/s; small sizes are slow because of caches.",
-}
-_ADJ = {
-    "explain_headline": "The compiled version is much faster because fusion is more efficient and avoids "
-    "unnecessary memory traffic.",
-    "explain_sweep": "Small tensors have too much overhead, and big ones are limited by memory, so the curve flattens.",
-}
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
-def _truth(ref: ReferenceRun) -> dict[str, float | str]:
-    return {q: v.value for q, v in ref.quantities.items()}
+def solution_texts(source_nb: Any, spec: LessonSpec) -> dict[str, str]:
+    """The instructor's answers to the explanation cells (the source notebook's solution cells)."""
+    ids = {e.grade_id for e in spec.explanations}
+    out = {}
+    for cell in source_nb.get("cells", []) if source_nb is not None else []:
+        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if gid in ids:
+            out[gid] = cell["source"]
+    return out
+
+
+def _wrong(text: str) -> str:
+    """Right words, wrong numbers: every number scaled by 3 (what a student who misread units writes)."""
+    return _NUMBER.sub(lambda m: _scaled(m.group(0)), text)
+
+
+def _scaled(num: str) -> str:
+    try:
+        v = float(num.replace(",", ""))
+    except ValueError:
+        return num
+    return f"{v * 3:g}"
+
+
+def _adjectives(spec: LessonSpec) -> str:
+    variants = spec.workload.variants
+    faster = variants[1] if len(variants) > 1 else variants[0]
+    return (
+        f"The {faster} version is much faster because it is more efficient and avoids unnecessary work; "
+        "small sizes have too much overhead and large ones are limited by the hardware, so the curve flattens."
+    )
 
 
 def _predicted(spec: LessonSpec, truth: dict[str, float | str], p: Persona, rng: random.Random) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for q in spec.quantities:
         t = truth.get(q.id)
-        if q.kind == "direction":
-            out[q.id] = t if rng.random() < 0.6 else rng.choice(["higher", "lower", "same"])
+        kind = kind_of(q)
+        if t is None:
             continue
-        assert isinstance(t, float)
-        if p.misconception and q.method == "wall_per_call":
-            out[q.id] = round(rng.choice([4.0, 3.5, 4.0]), 2)
+        if isinstance(t, str):
+            options = list(getattr(kind, "choices", ("higher", "lower", "same")))
+            out[q.id] = t if rng.random() < 0.6 else rng.choice(options)
+            continue
+        model = kind.model_value(q, spec.workload) if p.misconception else None
+        if kind.name == "count":
+            out[q.id] = (
+                model if isinstance(model, float) else max(0.0, t + rng.choice([0, 0, 0, 1, -1, 2]) * (p.sigma > 0.3))
+            )
+        elif isinstance(model, float) and abs(math.log(model / t)) > 0.3:
+            out[q.id] = round(model, 2)
         else:
-            out[q.id] = round(t * math.exp(rng.gauss(0.0, p.sigma)), 2)
+            out[q.id] = round(t * math.exp(rng.gauss(0.0, p.sigma)), 2 if t < 100 else 0)
     return out
 
 
-def _explanations(spec: LessonSpec, ref: ReferenceRun, p: Persona) -> dict[str, str]:
+def _explanations(spec: LessonSpec, p: Persona, solutions: dict[str, str]) -> dict[str, str]:
     if p.explanation == "blank":
         return {}
-    ex = spec.explanations[0]
-    n = 1 << ex.log2_n
-    mb = n * 2 / 1e6
-    small = next(
-        (
-            m.stats.median * 1e3
-            for m in ref.measurements
-            if m.case.log2_n == min(ref.sizes.get("float16", [12]))
-            and m.case.variant == "eager"
-            and m.case.dtype == "float16"
-            and m.method == "wall_per_call"
-        ),
-        80.0,
-    )
-    gpu = ref.quantities.get(spec.quantities[0].id)
-    values = dict(
-        mb=mb, eager=8 * mb, fused=2 * mb, roof=ref.device.copy_gbps, small=small, gpu=gpu.ratio if gpu else 4.0
-    )
-    table = {"good": _GOOD, "wrong": _WRONG, "adjectives": _ADJ}[p.explanation]
-    return {e.grade_id: table.get(e.grade_id, _ADJ["explain_headline"]).format(**values) for e in spec.explanations}
+    out = {}
+    for e in spec.explanations:
+        good = solutions.get(e.grade_id)
+        if p.explanation == "adjectives" or good is None:
+            out[e.grade_id] = _adjectives(spec)
+        elif p.explanation == "wrong":
+            out[e.grade_id] = _wrong(good)
+        else:
+            out[e.grade_id] = good
+    return out
 
 
 def _measured(truth: dict[str, float | str], rng: random.Random) -> dict[str, float | str]:
     return {q: (round(v * math.exp(rng.gauss(0, 0.03)), 4) if isinstance(v, float) else v) for q, v in truth.items()}
 
 
+def _calls(src: str, method: str) -> list[ast.Call]:
+    try:
+        tree = ast.parse(src)
+    except SyntaxError:
+        return []
+    return [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == method
+    ]
+
+
+def _literal_args(call: ast.Call) -> tuple[list[Any], dict[str, Any]]:
+    args = [ast.literal_eval(a) for a in call.args]
+    kwargs = {k.arg: ast.literal_eval(k.value) for k in call.keywords if k.arg}
+    return args, kwargs
+
+
+def measured_cases(src: str, spec: LessonSpec, device_kind: str) -> list[Case]:
+    """The cases a cell's ``.measure(...)``/``.sweep(...)`` calls measure (what the Lesson API would)."""
+    wl = spec.workload
+    out: list[Case] = []
+    for call in _calls(src, "measure"):
+        params = wl.case_params(*_literal_args(call))
+        out += [Case(variant=v, params=params) for v in wl.variants]
+    for call in _calls(src, "sweep"):
+        fixed = wl.case_params(*_literal_args(call))
+        out += spec.grid_cases("cuda" if device_kind == "cuda" else "cpu", fixed)
+    return out
+
+
 def make_submission(
-    release_nb: Any, spec: LessonSpec, ref: ReferenceRun, persona: Persona, seed: int, start: datetime
+    release_nb: Any,
+    spec: LessonSpec,
+    ref: ReferenceRun,
+    persona: Persona,
+    seed: int,
+    start: datetime,
+    solutions: dict[str, str] | None = None,
 ) -> Any:
     """One executed-looking notebook for ``persona``: sources filled, ledger outputs in place."""
     rng = random.Random(seed)
     nb = copy.deepcopy(release_nb)
-    truth = _truth(ref)
+    truth = {q: v.value for q, v in ref.quantities.items()}
     preds = {} if persona.blank else _predicted(spec, truth, persona, rng)
-    fill_predictions(nb, {q: (v, f"my traffic model for {q}") for q, v in preds.items()})
-    fill_explanations(nb, _explanations(spec, ref, persona))
+    fill_predictions(nb, {q: (v, f"my work model for {q}") for q, v in preds.items()})
+    fill_explanations(nb, _explanations(spec, persona, solutions or {}))
     measured = _measured(truth, rng)
     t = start + timedelta(minutes=rng.randint(0, 600))
     chain: list[LedgerEntry] = [genesis(spec.id, secrets.token_hex(16) if seed < 0 else f"{seed:032x}", t)]
     device = {"device_key": ref.device.key, "device_name": ref.device.name}
+    done: set[str] = set()
+    recorded: set[str] = set()
 
     def tick() -> datetime:
         nonlocal t
@@ -156,18 +205,22 @@ def make_submission(
         src = cell.source
         if "Lesson.load" in src:
             cell.outputs.append(out("new ledger started"))
-        for q in spec.quantities:
-            if f'"{q.id}"' in src and ".predict(" in src and q.id in preds:
-                chain.append(append(chain, "prediction", q.id, preds[q.id], tick(), f"my traffic model for {q.id}"))
-                cell.outputs.append(out(f"committed {q.id}"))
-        if ".measure(" in src or ".sweep(" in src:
+        for call in _calls(src, "predict"):
+            qid = call.args[0].value if call.args and isinstance(call.args[0], ast.Constant) else None
+            if qid in preds:
+                chain.append(append(chain, "prediction", qid, preds[qid], tick(), f"my work model for {qid}"))
+                cell.outputs.append(out(f"committed {qid}"))
+        touched = {c.key for c in measured_cases(src, spec, ref.device.kind)}
+        if touched:
+            done |= touched
             for q in spec.quantities:
-                covered = (f'"{q.dtype}", {q.log2_n}' in src) or (".sweep(" in src and f'"{q.dtype}"' in src)
-                if covered:
+                keys = {c.key for c in kind_of(q).cases(q)}
+                if keys & touched and keys <= done and q.id in measured:
                     chain.append(append(chain, "measurement", q.id, measured[q.id], tick(), meta=device))
+                    recorded.add(q.id)
             cell.outputs.append(out("measured"))
     if persona.revise and preds:
-        qid = spec.quantities[0].id
+        qid = next((q.id for q in spec.quantities if q.id in recorded and q.id in preds), spec.quantities[0].id)
         chain.append(append(chain, "prediction", qid, truth[qid], tick(), "after seeing the measurement"))
         for cell in nb.cells:
             if cell.cell_type == "code" and f'"{qid}"' in cell.source and ".predict(" in cell.source:
@@ -196,6 +249,9 @@ def generate_class(
     """Write ``submitted/<student>/<assignment>/`` for ``students`` synthetic students; returns their ids."""
     rng = random.Random(seed)
     release = nbformat.read(str(release_nb_path), as_version=4)
+    source_path = Path(course_root) / "source" / spec.id / spec.notebook
+    source = nbformat.read(str(source_path), as_version=4) if source_path.is_file() else None
+    solutions = solution_texts(source, spec)
     due = due or datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
     start = due - timedelta(days=3)
     ids = []
@@ -203,7 +259,7 @@ def generate_class(
     for i in range(students):
         persona = rng.choices(PERSONAS, weights)[0]
         sid = f"s{i:04d}_{persona.name}"
-        nb = make_submission(release, spec, ref, persona, seed * 100003 + i, start)
+        nb = make_submission(release, spec, ref, persona, seed * 100003 + i, start, solutions)
         folder = Path(course_root) / "submitted" / sid / spec.id
         folder.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, str(folder / spec.notebook))

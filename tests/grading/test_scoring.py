@@ -3,7 +3,7 @@ from datetime import datetime, timezone
 import pytest
 
 from autograder.grading.policy import GradingPolicy
-from autograder.grading.scoring import direction_fraction, grade_prediction, ratio_fraction
+from autograder.grading.scoring import grade_prediction
 from autograder.records import Prediction, QuantityValue
 
 
@@ -60,18 +60,6 @@ def test_reference_noise_never_costs_a_point(q):
     at_edge = 3.9 * 1.5
     assert grade_prediction(q, "g", _pred(at_edge), _ref(), "D", pol).fraction < 1.0
     assert grade_prediction(q, "g", _pred(at_edge), _ref(spread=0.2), "D", pol).fraction == 1.0
-
-
-def test_ratio_fraction_is_monotone():
-    fracs = [ratio_fraction(3.9 * f, 3.9, 0.26, 1.1, 0.0)[0] for f in (1.0, 1.5, 2.0, 2.5, 3.5)]
-    assert fracs == sorted(fracs, reverse=True) and fracs[0] == 1.0 and fracs[-1] == 0.0
-
-
-def test_direction_scores():
-    assert direction_fraction("same", "same", 1.03) == 1.0
-    assert direction_fraction("higher", "same", 1.03) == 0.5
-    assert direction_fraction("lower", "same", 1.03) == 0.0
-    assert direction_fraction("lower", "higher", 1.5) == 0.0
 
 
 @pytest.mark.parametrize("policy, expected", [("flag", 1.0), ("penalty", 0.5), ("zero", 0.0)])

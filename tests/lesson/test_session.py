@@ -10,7 +10,8 @@ from autograder.lesson import Lesson
 
 @pytest.fixture()
 def lesson_dir(tmp_path, repo):
-    shutil.copy2(repo / "source/04_fusion/lesson.toml", tmp_path)
+    for name in ("lesson.toml", "workload.py"):
+        shutil.copy2(repo / "source/04_fusion" / name, tmp_path)
     return tmp_path
 
 
@@ -36,7 +37,6 @@ def test_commit_resume_and_revision(lesson_dir, capsys):
     # a kernel restart resumes the chain from the sidecar
     L2 = Lesson.load(lesson_dir)
     assert [e.hash for e in L2.chain] == [e.hash for e in L.chain]
-    L2._measurements[("float16", 12)] = []  # measure() is exercised in test_measure_on_cpu
     L2._append("measurement", "wall_speedup@fp16,2^12", 0.5, meta={"device_key": "cpu"})
     capsys.readouterr()
     L2.predict("wall_speedup@fp16,2^12", 0.5, because="saw it")
@@ -50,7 +50,7 @@ def test_measure_on_cpu_records_both_methods(lesson_dir, capsys):
     L.predict("wall_speedup@fp16,2^12", 0.8, because="dispatch-bound")
     L.measure("float16", 12)
     out = capsys.readouterr().out
-    assert "wall_per_call" in out and "gpu_time" in out and "traffic model: eager 4 launches" in out
+    assert "wall_per_call" in out and "gpu_time" in out and "work model: eager 4 launches" in out
     kinds = [(e.kind, e.quantity) for e in L.chain]
     assert ("measurement", "wall_speedup@fp16,2^12") in kinds
     assert L.grade("wall_speedup@fp16,2^12") is None  # a preview for the student, not points

@@ -1,0 +1,44 @@
+"""Quantity kinds: a registry of objects that each derive a quantity's value from measurements, check a
+student's value, score it against the reference and say both in words.
+
+Built in: ``ratio`` (alias ``speedup``), ``direction``, ``peak_fraction``, ``crossover`` and ``count``.
+A lesson's workload module may register its own with :func:`register_kind`; the framework looks kinds up
+by the name a quantity gives in ``lesson.toml``.
+"""
+
+from __future__ import annotations
+
+from ..errors import LessonSpecError
+from ..records import Quantity
+from ._base import Kind, Measurements, Score
+from .count import CountKind
+from .crossover import CrossoverKind
+from .direction import DirectionKind
+from .peak_fraction import PeakFractionKind
+from .ratio import RatioKind
+
+__all__ = ["KINDS", "Kind", "Measurements", "Score", "kind_of", "register_kind"]
+
+KINDS: dict[str, Kind] = {}
+
+
+def register_kind(kind: Kind, *aliases: str) -> Kind:
+    """Make ``kind`` available to every lesson under its name (and aliases)."""
+    for name in (kind.name, *aliases):
+        KINDS[name] = kind
+    return kind
+
+
+register_kind(RatioKind(), "speedup")
+register_kind(DirectionKind())
+register_kind(PeakFractionKind())
+register_kind(CrossoverKind())
+register_kind(CountKind())
+
+
+def kind_of(q: Quantity | str) -> Kind:
+    name = q if isinstance(q, str) else q.kind
+    try:
+        return KINDS[name]
+    except KeyError:
+        raise LessonSpecError(f"unknown quantity kind {name!r}; known: {', '.join(sorted(KINDS))}") from None

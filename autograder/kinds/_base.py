@@ -1,0 +1,178 @@
+"""What every quantity kind is, and the log-ratio scoring most of them share."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from ..errors import LessonSpecError
+from ..records import Case, DeviceFingerprint, Measurement, ParamValue, Quantity, QuantityValue, render_params
+
+if TYPE_CHECKING:
+    from ..workload import Workload
+
+__all__ = ["Args", "Kind", "Measurements", "Score", "log_ratio_score", "positive_number"]
+
+
+class Args(BaseModel):
+    """Base of a kind's arguments: strict, so a typo in lesson.toml is an error, not a silent default."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+@dataclass(frozen=True)
+class Score:
+    fraction: float
+    verdict: str
+    ratio: float | None = None
+
+
+class Measurements:
+    """A run's measurements indexed by (case, method) for the kinds to look up."""
+
+    def __init__(self, ms: Iterable[Measurement]) -> None:
+        self._by: dict[tuple[str, str], Measurement] = {(m.case.key, m.method): m for m in ms}
+
+    def get(self, case: Case, method: str) -> Measurement | None:
+        return self._by.get((case.key, method))
+
+    def __len__(self) -> int:
+        return len(self._by)
+
+
+class Kind:
+    """One kind of quantity. Subclasses set ``name``, ``Args`` and implement the abstract methods."""
+
+    name: ClassVar[str]
+    Args: ClassVar[type[Args]]
+    #: what the student writes, for messages ("the speedup as a factor, e.g. 2.5")
+    asks_for: ClassVar[str] = "a number"
+    #: an example value, for scaffolds and messages
+    example: ClassVar[Any] = 1.0
+
+    def args(self, q: Quantity) -> Any:
+        try:
+            return self.Args.model_validate(q.args)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            loc = ".".join(str(p) for p in first["loc"]) or "arguments"
+            raise LessonSpecError(f"quantity {q.id!r} ({self.name}): {loc}: {first['msg']}") from None
+
+    # -- what the reference must measure, and the value it gives
+    def cases(self, q: Quantity) -> list[Case]:
+        raise NotImplementedError
+
+    def derive(self, q: Quantity, ms: Measurements, fp: DeviceFingerprint | None, device: str) -> QuantityValue | None:
+        """The quantity's value on this device, or None when what it needs was not measured."""
+        raise NotImplementedError
+
+    def model_value(self, q: Quantity, workload: Workload) -> float | str | None:
+        """What the work model alone predicts (a common student answer, and a lesson fact), if anything."""
+        return None
+
+    # -- a student's value
+    def check(self, q: Quantity, value: object) -> tuple[float | str | None, str | None]:
+        """(normalized value, None) when gradeable, else (None, reason a student can act on)."""
+        raise NotImplementedError
+
+    def score(self, q: Quantity, value: float | str, ref: QuantityValue) -> Score:
+        raise NotImplementedError
+
+    # -- words
+    def show(self, value: float | str) -> str:
+        return f"{value:.2f}×" if isinstance(value, float) else str(value)
+
+    def show_committed(self, value: float | str) -> str:
+        """How a committed value is echoed back (exactly as typed, no rounding)."""
+        return f"{value:g}×" if isinstance(value, float) else str(value)
+
+    def primary_params(self, q: Quantity) -> dict[str, ParamValue]:
+        """The parameters a sentence about this quantity names."""
+        return {}
+
+    def describe(self, q: Quantity) -> str:
+        shared = render_params(self.shared_params(q), sep=", ")
+        return f"{q.label or q.id} ({q.method}{', ' + shared if shared else ''})"
+
+    def where(self, q: Quantity) -> str:
+        """``(gpu_time, float16, 2^24)``: method and case of the reference value, in a grade's reason."""
+        params = render_params(self.primary_params(q), short=False, sep=", ")
+        return f"({q.method}{', ' + params if params else ''})"
+
+    def shared_params(self, q: Quantity) -> dict[str, ParamValue]:
+        """Parameters common to every case of the quantity (what its description names)."""
+        cases = self.cases(q)
+        if not cases:
+            return {}
+        first = cases[0].params
+        return {k: v for k, v in first.items() if all(c.params.get(k) == v for c in cases[1:])}
+
+    def problems(self, q: Quantity, workload: Workload) -> list[str]:
+        """What is wrong with this quantity for this workload (unknown variants or parameters)."""
+        out = []
+        for c in self.cases(q):
+            if c.variant not in workload.variants:
+                out.append(f"quantity {q.id!r}: unknown variant {c.variant!r} (the workload has {workload.variants})")
+            unknown = set(c.params) - set(workload.params)
+            if unknown:
+                out.append(f"quantity {q.id!r}: unknown parameters {sorted(unknown)} (known: {workload.params})")
+            missing = set(workload.params) - set(c.params)
+            if missing:
+                out.append(f"quantity {q.id!r}: its case does not set {sorted(missing)}")
+        return sorted(set(out))
+
+
+def positive_number(
+    q: Quantity,
+    value: object,
+    what: str,
+    low: float,
+    high: float,
+    noun: str,
+    bounds: str = "",
+    positive: str = "must be positive",
+) -> tuple[float | None, str | None]:
+    """A finite positive number in [low, high], or why not (shared by the ratio-like kinds)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        hint = " — write a number like 3.0, not words" if isinstance(value, str) else ""
+        return None, f"{q.id} takes a number, {what} (got {_show(value)}){hint}"
+    v = float(value)
+    if math.isnan(v) or math.isinf(v):
+        return None, f"{q.id} must be a finite number (got {v})"
+    if v <= 0:
+        return None, f"{q.id} {positive} (got {v:g})"
+    if v > high or v < low:
+        return None, f"{q.id} = {v:g} is not a plausible {noun} (expected between {bounds or f'{low:g} and {high:g}'})"
+    return v, None
+
+
+def log_ratio_score(q: Quantity, value: float, measured: float, spread: float) -> Score:
+    """Full credit within ``full_factor``, none beyond ``zero_factor``, linear in log space between;
+    both bands widened by the reference's spread so that noise never costs a point."""
+    err = abs(math.log(value / measured))
+    full, zero = q.tolerance.full_log + spread, q.tolerance.zero_log + spread
+    if err <= full:
+        frac = 1.0
+    elif err >= zero:
+        frac = 0.0
+    else:
+        frac = (zero - err) / (zero - full)
+    e_err, e_full, e_zero = math.exp(err), math.exp(full), math.exp(zero)
+    if frac == 1.0:
+        verdict = f"within {e_full:.2f}× → full credit"
+    elif frac == 0.0:
+        verdict = f"off by {e_err:.2f}×, beyond {e_zero:.2f}× → no credit"
+    else:
+        verdict = (
+            f"off by {e_err:.2f}× (full credit within {e_full:.2f}×, none beyond {e_zero:.2f}×) → {100 * frac:.0f}%"
+        )
+    return Score(frac, verdict, value / measured)
+
+
+def _show(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."

@@ -1,0 +1,101 @@
+"""``crossover``: the size at which a regime changes, e.g. the matrix size from which a multiply reaches
+half of the device's FLOP/s peak.  Derived by scanning a sweep with another kind as the metric and
+interpolating (in log space) where it first crosses a threshold."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from pydantic import Field
+
+from ..records import Case, DeviceFingerprint, ParamValue, Quantity, QuantityValue
+from ._base import Args, Kind, Measurements, Score, log_ratio_score, positive_number
+
+
+class CrossoverArgs(Args):
+    case: dict[str, ParamValue] = Field(default_factory=dict)
+    #: the swept parameter; ``log2_*`` parameters report the size 2^value
+    param: str = "log2_n"
+    values: list[int]
+    #: a quantity spec without id (``kind`` plus that kind's arguments, its ``case`` filled in per value)
+    metric: dict[str, Any]
+    threshold: float
+    above: bool = True
+
+
+class CrossoverKind(Kind):
+    name = "crossover"
+    Args = CrossoverArgs
+    asks_for = "a size, e.g. 1024"
+    example = 1024.0
+
+    def _metric(self, q: Quantity, value: int) -> Quantity:
+        from . import kind_of
+
+        a = self.args(q)
+        spec = dict(a.metric)
+        kind = spec.pop("kind", "ratio")
+        case = {**a.case, **spec.pop("case", {}), a.param: value}
+        sub = Quantity(id=f"{q.id}@{value}", title=q.title, kind=kind, method=q.method, args={**spec, "case": case})
+        kind_of(sub).args(sub)  # validate
+        return sub
+
+    def cases(self, q: Quantity) -> list[Case]:
+        from . import kind_of
+
+        out: dict[str, Case] = {}
+        for v in self.args(q).values:
+            sub = self._metric(q, v)
+            for c in kind_of(sub).cases(sub):
+                out[c.key] = c
+        return list(out.values())
+
+    def primary_params(self, q: Quantity) -> dict[str, ParamValue]:
+        return dict(self.args(q).case)
+
+    def _size(self, q: Quantity, k: float) -> float:
+        return 2.0**k if self.args(q).param.startswith("log2_") else k
+
+    def derive(self, q: Quantity, ms: Measurements, fp: DeviceFingerprint | None, device: str) -> QuantityValue | None:
+        from . import kind_of
+
+        a = self.args(q)
+        points: list[tuple[int, float]] = []
+        for v in sorted(a.values):
+            sub = self._metric(q, v)
+            val = kind_of(sub).derive(sub, ms, fp, device)
+            if val is None or not isinstance(val.value, float):
+                return None
+            points.append((v, val.ratio))
+        sign = 1 if a.above else -1
+        for i, (v, m) in enumerate(points):
+            if sign * (m - a.threshold) < 0:
+                continue
+            if i == 0:
+                k: float = v
+                step = points[1][0] - v if len(points) > 1 else 1
+            else:
+                pv, pm = points[i - 1]
+                t = (math.log(a.threshold) - math.log(pm)) / (math.log(m) - math.log(pm)) if m != pm else 1.0
+                k = pv + min(1.0, max(0.0, t)) * (v - pv)
+                step = v - pv
+            size = self._size(q, k)
+            spread = 0.5 * step * (math.log(2) if a.param.startswith("log2_") else 1.0)
+            return QuantityValue(
+                quantity=q.id, value=round(size, 2), ratio=size, log_spread=spread, method=q.method, device=device
+            )
+        return None
+
+    def check(self, q: Quantity, value: object) -> tuple[float | str | None, str | None]:
+        return positive_number(q, value, self.asks_for, 1.0, 2.0**48, "size", "1 and 2^48")
+
+    def score(self, q: Quantity, value: float | str, ref: QuantityValue) -> Score:
+        assert isinstance(value, float)
+        return log_ratio_score(q, value, ref.ratio, ref.log_spread)
+
+    def show(self, value: float | str) -> str:
+        return f"{value:,.0f}" if isinstance(value, float) else str(value)
+
+    def show_committed(self, value: float | str) -> str:
+        return f"{value:g}" if isinstance(value, float) else str(value)

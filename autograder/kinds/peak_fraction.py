@@ -1,0 +1,75 @@
+"""``peak_fraction``: the achieved rate of one case as a fraction of a peak measured on the device
+(bytes/s against the copy roofline, FLOP/s against the dense matrix-multiply peak of a dtype)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from ..records import Case, DeviceFingerprint, ParamValue, Quantity, QuantityValue
+from ._base import Args, Kind, Measurements, Score, log_ratio_score, positive_number
+
+
+class PeakFractionArgs(Args):
+    case: dict[str, ParamValue]
+    variant: str
+    rate: Literal["bytes", "flops"] = "bytes"
+    #: a key of the fingerprint's peaks: "copy_gbps", "matmul_tflops:bfloat16", ...
+    peak: str = "copy_gbps"
+
+
+def device_peak(fp: DeviceFingerprint | None, key: str) -> float | None:
+    if fp is None:
+        return None
+    peaks: dict[str, float] = dict(getattr(fp, "peaks", None) or {})
+    if key == "copy_gbps":
+        return peaks.get(key, fp.copy_gbps)
+    return peaks.get(key)
+
+
+class PeakFractionKind(Kind):
+    name = "peak_fraction"
+    Args = PeakFractionArgs
+    asks_for = "a fraction of the peak, e.g. 0.7 for 70%"
+    example = 0.5
+
+    def cases(self, q: Quantity) -> list[Case]:
+        a = self.args(q)
+        return [Case(variant=a.variant, params=a.case)]
+
+    def primary_params(self, q: Quantity) -> dict[str, ParamValue]:
+        return dict(self.args(q).case)
+
+    def derive(self, q: Quantity, ms: Measurements, fp: DeviceFingerprint | None, device: str) -> QuantityValue | None:
+        a = self.args(q)
+        m = ms.get(self.cases(q)[0], q.method)
+        peak = device_peak(fp, a.peak)
+        if m is None or not peak:
+            return None
+        achieved = m.achieved_gbps if a.rate == "bytes" else m.achieved_tflops
+        frac = achieved / peak
+        if frac <= 0:
+            return None
+        return QuantityValue(
+            quantity=q.id,
+            value=round(frac, 4),
+            ratio=frac,
+            log_spread=m.stats.log_half_iqr,
+            method=q.method,
+            device=device,
+        )
+
+    def check(self, q: Quantity, value: object) -> tuple[float | str | None, str | None]:
+        v, problem = positive_number(q, value, self.asks_for, 1e-4, 1.5, "fraction of the peak", "0.0001 and 1.5")
+        if problem and isinstance(value, (int, float)) and 1.5 < float(value) <= 150:
+            problem += f" — write {float(value) / 100:g} for {float(value):g}%"
+        return (None, problem) if problem else (v, None)
+
+    def score(self, q: Quantity, value: float | str, ref: QuantityValue) -> Score:
+        assert isinstance(value, float)
+        return log_ratio_score(q, value, ref.ratio, ref.log_spread)
+
+    def show(self, value: float | str) -> str:
+        return f"{100 * value:.0f}% of peak" if isinstance(value, float) else str(value)
+
+    def show_committed(self, value: float | str) -> str:
+        return f"{value:g} ({100 * value:.0f}% of peak)" if isinstance(value, float) else str(value)

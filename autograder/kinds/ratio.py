@@ -1,0 +1,87 @@
+"""``ratio`` (alias ``speedup``): time of one case over time of another, e.g. eager ÷ compiled."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pydantic import Field
+
+from ..records import Case, DeviceFingerprint, ParamValue, Quantity, QuantityValue
+from ._base import Args, Kind, Measurements, Score, log_ratio_score, positive_number
+
+if TYPE_CHECKING:
+    from ..workload import Workload
+
+
+class RatioArgs(Args):
+    """``case`` shared by both sides; ``compare = [slow variant, fast variant]``; ``slow``/``fast`` change
+    parameters (or ``variant``) of one side only, e.g. a dtype speedup compares two dtypes."""
+
+    case: dict[str, ParamValue] = Field(default_factory=dict)
+    compare: tuple[str, str] | None = None
+    slow: dict[str, ParamValue] = Field(default_factory=dict)
+    fast: dict[str, ParamValue] = Field(default_factory=dict)
+
+
+def ratio_cases(a: RatioArgs, qid: str) -> tuple[Case, Case]:
+    from ..errors import LessonSpecError
+
+    sides = []
+    for i, side in enumerate((a.slow, a.fast)):
+        variant = side.get("variant", a.compare[i] if a.compare else None)
+        if variant is None:
+            raise LessonSpecError(f"quantity {qid!r}: give compare = [slow, fast] variants (or a variant per side)")
+        params = {k: v for k, v in {**a.case, **side}.items() if k != "variant"}
+        sides.append(Case(variant=str(variant), params=params))
+    return sides[0], sides[1]
+
+
+def measured_ratio(slow: Case, fast: Case, method: str, ms: Measurements) -> tuple[float, float] | None:
+    """(slow median ÷ fast median, half-width of its noise band in log space), or None if unmeasured."""
+    a, b = ms.get(slow, method), ms.get(fast, method)
+    if a is None or b is None:
+        return None
+    return a.stats.median / b.stats.median, a.stats.log_half_iqr + b.stats.log_half_iqr
+
+
+class RatioKind(Kind):
+    name = "ratio"
+    Args = RatioArgs
+    asks_for = "the speedup as a factor"
+    example = 2.5
+
+    def cases(self, q: Quantity) -> list[Case]:
+        return list(ratio_cases(self.args(q), q.id))
+
+    def primary_params(self, q: Quantity) -> dict[str, ParamValue]:
+        return self.shared_params(q)
+
+    def derive(self, q: Quantity, ms: Measurements, fp: DeviceFingerprint | None, device: str) -> QuantityValue | None:
+        slow, fast = self.cases(q)
+        r = measured_ratio(slow, fast, q.method, ms)
+        if r is None:
+            return None
+        return QuantityValue(
+            quantity=q.id, value=round(r[0], 4), ratio=r[0], log_spread=r[1], method=q.method, device=device
+        )
+
+    def model_value(self, q: Quantity, workload: Workload) -> float | None:
+        slow, fast = self.cases(q)
+        a, b = workload.work(slow.variant, slow.params), workload.work(fast.variant, fast.params)
+        return a.bytes_moved / b.bytes_moved if b.bytes_moved else None
+
+    def check(self, q: Quantity, value: object) -> tuple[float | str | None, str | None]:
+        return positive_number(
+            q,
+            value,
+            "the speedup as a factor",
+            1e-4,
+            1e4,
+            "speedup",
+            "1e-4 and 1e4",
+            "is a ratio of two times and must be positive",
+        )
+
+    def score(self, q: Quantity, value: float | str, ref: QuantityValue) -> Score:
+        assert isinstance(value, float)
+        return log_ratio_score(q, value, ref.ratio, ref.log_spread)

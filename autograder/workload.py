@@ -1,0 +1,198 @@
+"""The plug-in contract between a lesson folder and the framework.
+
+A lesson folder holds ``lesson.toml``, its notebook and a small ``workload.py`` that defines the variants
+to compare, how to build a case's inputs and run each variant, and the *work model* of every variant at
+every case: bytes read and written, FLOPs, kernel launches and the named facts an explanation may quote.
+The framework measures, derives quantities, grades and pre-reads explanations through this interface only,
+so it never knows a particular lesson.
+
+``workload.py`` defines a module-level ``workload`` (an instance of a :class:`Workload` subclass).  Import
+torch inside :meth:`Workload.inputs`/:meth:`Workload.build`, not at module level: graders load the work
+model of every lesson and should not pay for torch.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from .errors import LessonSpecError
+from .records import ParamValue, render_params
+
+__all__ = [
+    "Fact",
+    "Work",
+    "Workload",
+    "compile_fresh",
+    "fresh_function",
+    "load_workload",
+]
+
+
+@dataclass(frozen=True)
+class Work:
+    """What one call of a variant costs by the lesson's model (never measured: derived from the case)."""
+
+    bytes_read: int
+    bytes_written: int
+    launches: int
+    flops: int = 0
+    working_set: int | None = None  # bytes alive at once; default: read + written
+
+    @property
+    def bytes_moved(self) -> int:
+        return self.bytes_read + self.bytes_written
+
+    @property
+    def footprint(self) -> int:
+        return self.working_set if self.working_set is not None else self.bytes_moved
+
+    @property
+    def intensity(self) -> float:
+        """FLOPs per byte moved: where the case sits on the roofline."""
+        return self.flops / self.bytes_moved if self.bytes_moved else 0.0
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A number an explanation may quote, in the kind's base unit, and how to say it.
+
+    Kinds: ``bytes``, ``launches``, ``ratio``, ``bandwidth`` (GB/s), ``time`` (ms), ``flops``,
+    ``flop_rate`` (TFLOP/s), ``intensity`` (FLOP/byte), ``fraction``.  ``variant`` and ``params`` say what
+    the number is about, so a number quoted for the wrong variant does not count.
+    """
+
+    kind: str
+    value: float
+    label: str
+    variant: str | None = None
+    params: Mapping[str, ParamValue] | None = None
+
+
+class Workload:
+    """Base class of a lesson's workload. Subclasses set :attr:`variants` and :attr:`params` and
+    implement :meth:`inputs`, :meth:`build` and :meth:`work`."""
+
+    #: the variants compared, baseline first (every speedup is first ÷ other unless a quantity says so)
+    variants: ClassVar[tuple[str, ...]] = ()
+    #: parameter names of a case, in the order ``L.measure(...)`` takes them positionally
+    params: ClassVar[tuple[str, ...]] = ()
+    #: the parameter a size sweep varies (``L.sweep``, plots, "the smallest size of the sweep")
+    size_param: ClassVar[str] = "log2_n"
+    #: relative and absolute tolerance of the correctness check of every variant against the first
+    check_tolerance: ClassVar[tuple[float, float]] = (1e-2, 1e-2)
+
+    def inputs(self, params: Mapping[str, ParamValue], device: Any) -> tuple[Any, ...]:
+        """Fresh random inputs of one case on ``device`` (never zeros: they hide unwritten outputs)."""
+        raise NotImplementedError
+
+    def build(self, variant: str, params: Mapping[str, ParamValue]) -> Callable[..., Any]:
+        """A callable running ``variant`` on the inputs; built fresh per case (see :func:`compile_fresh`)."""
+        raise NotImplementedError
+
+    def work(self, variant: str, params: Mapping[str, ParamValue]) -> Work:
+        """The work model of one call of ``variant`` at ``params``."""
+        raise NotImplementedError
+
+    def describe(self, params: Mapping[str, ParamValue]) -> str:
+        """One line naming the case, shown above a measurement."""
+        return render_params(dict(params), short=False, sep=" · ")
+
+    def prepare(self, variant: str, params: Mapping[str, ParamValue]) -> Callable[[], Any] | None:
+        """A context to enter around building and timing ``variant`` (e.g. a backend flag); None: none."""
+        return None
+
+    def facts(self, params: Mapping[str, ParamValue]) -> list[Fact]:
+        """What a correct explanation of this case can cite. The default derives them from :meth:`work`."""
+        out: list[Fact] = []
+        works = {v: self.work(v, params) for v in self.variants}
+        where = render_params(dict(params), short=False, sep=" ")
+        for v, w in works.items():
+            out.append(Fact("bytes", w.bytes_moved, f"{v} bytes moved for {where}", v, params))
+            out.append(Fact("launches", w.launches, f"{v} kernel launches", v, params))
+            if w.flops:
+                out.append(Fact("flops", w.flops, f"{v} FLOPs for {where}", v, params))
+                out.append(Fact("intensity", w.intensity, f"{v} arithmetic intensity (FLOP/byte)", v, params))
+        base = self.variants[0] if self.variants else None
+        for v, w in works.items():
+            if base is not None and v != base and w.bytes_moved:
+                ratio = works[base].bytes_moved / w.bytes_moved
+                out.append(Fact("ratio", ratio, f"traffic ratio {base}/{v}", None, params))
+        return out
+
+    # ------------------------------------------------------------------ helpers the framework uses
+    def case_params(self, args: Sequence[ParamValue], kwargs: Mapping[str, ParamValue]) -> dict[str, ParamValue]:
+        """``L.measure("float16", 24)`` or ``L.measure(dtype="float16", log2_n=24)`` as a parameter dict."""
+        if len(args) > len(self.params):
+            raise LessonSpecError(f"takes at most {len(self.params)} parameters ({', '.join(self.params)})")
+        out = dict(zip(self.params, args, strict=False))
+        for k, v in kwargs.items():
+            if k not in self.params:
+                raise LessonSpecError(f"unknown parameter {k!r}; this lesson's are {', '.join(self.params)}")
+            if k in out:
+                raise LessonSpecError(f"parameter {k!r} given twice")
+            out[k] = v
+        return out
+
+
+def grid(axes: Mapping[str, Sequence[ParamValue]]) -> list[dict[str, ParamValue]]:
+    """Every combination of the axes' values: a sweep table of ``lesson.toml`` as parameter dicts."""
+    names = list(axes)
+    return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*(axes[n] for n in names))]
+
+
+_counter = itertools.count()
+
+
+def fresh_function(source: str, name: str, namespace: Mapping[str, Any] | None = None) -> Callable[..., Any]:
+    """A new function object *with a new code object* from ``source`` (which defines ``name``).
+
+    dynamo keys its cache by code object: one function compiled at several sizes or modes shares a cache
+    entry, goes dynamic, and once ran a fused kernel slower than eager.  A code object per case avoids it.
+    """
+    unique = f"{name}_{next(_counter)}"
+    ns: dict[str, Any] = dict(namespace or {})
+    exec(compile(source.replace(f"def {name}(", f"def {unique}(", 1), f"<case {unique}>", "exec"), ns)
+    fn: Callable[..., Any] = ns[unique]
+    return fn
+
+
+def compile_fresh(source: str, name: str, namespace: Mapping[str, Any] | None = None, **options: Any) -> Any:
+    """``torch.compile`` of a fresh function with static shapes, after clearing the compiler's caches."""
+    import torch
+
+    torch.compiler.reset()
+    options.setdefault("dynamic", False)
+    return torch.compile(fresh_function(source, name, namespace), **options)
+
+
+def load_workload(folder: str | Path, filename: str = "workload.py", lesson_id: str = "") -> Workload:
+    """Import ``folder/filename`` under a name of its own and return its module-level ``workload``."""
+    path = Path(folder) / filename
+    if not path.is_file():
+        raise LessonSpecError(f"no {filename} at {path} (a lesson folder holds lesson.toml and its workload module)")
+    mod_name = f"_lesson_workload_{abs(hash(str(path.resolve())))}"
+    if mod_name in sys.modules:
+        mod = sys.modules[mod_name]
+    else:
+        spec = importlib.util.spec_from_file_location(mod_name, path)
+        if spec is None or spec.loader is None:
+            raise LessonSpecError(f"cannot import {path}")
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[mod_name] = mod
+        try:
+            spec.loader.exec_module(mod)
+        except Exception as exc:
+            del sys.modules[mod_name]
+            raise LessonSpecError(f"{path}: importing the workload failed: {type(exc).__name__}: {exc}") from exc
+    wl = getattr(mod, "workload", None)
+    if not isinstance(wl, Workload):
+        raise LessonSpecError(f"{path} must define `workload = <a Workload subclass>()` (lesson {lesson_id or '?'})")
+    if not wl.variants or not wl.params:
+        raise LessonSpecError(f"{path}: the workload must name its variants and params")
+    return wl

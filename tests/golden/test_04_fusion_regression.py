@@ -1,0 +1,63 @@
+"""04_fusion moved onto the plug-in framework with no change for its users: the sample class committed in
+``tests/golden/04_fusion`` (40 notebooks, graded before the move against the reference stored beside them)
+must give the same scores, reasons, flags and pre-read comments today."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from autograder.course import Course
+from autograder.grading.batch import grade_class
+from autograder.grading.policy import GradingPolicy
+from autograder.grading.records_store import RecordStore
+
+GOLDEN = Path(__file__).parent / "04_fusion"
+
+PREDICTION_FIELDS = ("quantity", "grade_id", "predicted", "reference", "fraction", "points", "reason", "flags")
+EXPLANATION_FIELDS = ("grade_id", "matched", "suggested_fraction", "comment", "flags")
+SUBMISSION_FIELDS = ("student", "total", "max_total", "flags", "errors", "unanswered", "device_of_record")
+
+
+def _view(record: dict) -> dict:
+    return {
+        **{k: record[k] for k in SUBMISSION_FIELDS},
+        "chain": {k: record["chain"][k] for k in ("status", "entries", "genesis", "reasons")},
+        "predictions": [{k: p[k] for k in PREDICTION_FIELDS} for p in record["predictions"]],
+        "explanations": [
+            {
+                **{k: e[k] for k in EXPLANATION_FIELDS},
+                "found": [{k: f[k] for k in ("text", "value", "kind", "matches")} for f in e["found"]],
+            }
+            for e in record["explanations"]
+        ],
+    }
+
+
+@pytest.fixture(scope="module")
+def regraded(repo, tmp_path_factory) -> list[dict]:
+    root = tmp_path_factory.mktemp("golden") / "course"
+    c = Course.copy(repo, root, parts=("nbgrader_config.py", "source"))
+    refs = c.references / "04_fusion"
+    refs.mkdir(parents=True)
+    with gzip.open(GOLDEN / "reference-nvidia-h200.json.gz") as fh:
+        (refs / "nvidia-h200.json").write_bytes(fh.read())
+    with tarfile.open(GOLDEN / "class.tar.gz") as t:
+        t.extractall(root, filter="data")
+    shutil.copy2(repo / "source" / "04_fusion" / "lesson.toml", root / "source" / "04_fusion" / "lesson.toml")
+    result = grade_class(c, "04_fusion", GradingPolicy(), workers=1, gradebook=False)
+    assert not result.failed
+    return [json.loads(r.model_dump_json()) for r in RecordStore(c.records).all("04_fusion")]
+
+
+def test_every_record_equals_the_one_graded_before_the_move(regraded):
+    golden = {r["student"]: _view(r) for r in json.loads((GOLDEN / "records.json").read_text(encoding="utf-8"))}
+    now = {r["student"]: _view(r) for r in regraded}
+    assert sorted(now) == sorted(golden)
+    for student, want in golden.items():
+        assert now[student] == want, student

@@ -1,0 +1,143 @@
+"""Each quantity kind derives, checks, scores and describes; the registry finds kinds by name."""
+
+import math
+
+import pytest
+
+from autograder.errors import LessonSpecError
+from autograder.kinds import KINDS, Kind, Measurements, kind_of, register_kind
+from autograder.kinds._base import log_ratio_score
+from autograder.kinds.direction import direction_fraction, direction_of
+from autograder.records import Case, DeviceFingerprint, Measurement, Quantity, QuantityValue, summarize
+
+FP = DeviceFingerprint(
+    kind="cuda",
+    key="gpu",
+    name="GPU",
+    torch="2",
+    python="3",
+    copy_gbps=1000.0,
+    copy_bytes=1,
+)
+
+
+def _m(variant, params, ms, method="gpu_time", bytes_moved=0, flops=0, launches=None, spread=0.0):
+    samples = [ms * (1 - spread), ms, ms * (1 + spread)]
+    return Measurement(
+        case=Case(variant=variant, params=params),
+        method=method,
+        samples_ms=samples,
+        stats=summarize(samples),
+        bytes_moved=bytes_moved,
+        flops=flops,
+        launches=launches,
+        launches_source="profiler",
+    )
+
+
+def _q(kind, **args):
+    return Quantity(id="q", title="t", label="thing", kind=kind, args=args)
+
+
+def _ref(value, ratio=None, spread=0.0):
+    return QuantityValue(
+        quantity="q",
+        value=value,
+        ratio=ratio if ratio is not None else value,
+        log_spread=spread,
+        method="gpu_time",
+        device="gpu",
+    )
+
+
+def test_ratio_fraction_is_monotone_and_symmetric():
+    q = _q("speedup", case={"n": 1}, compare=["a", "b"])
+    fracs = [log_ratio_score(q, 3.9 * f, 3.9, 0.0).fraction for f in (1.0, 1.5, 2.0, 2.5, 3.5)]
+    assert fracs == sorted(fracs, reverse=True) and fracs[0] == 1.0 and fracs[-1] == 0.0
+    assert log_ratio_score(q, 3.9 * 2, 3.9, 0).fraction == pytest.approx(log_ratio_score(q, 3.9 / 2, 3.9, 0).fraction)
+
+
+def test_ratio_between_two_cases_of_one_variant():
+    # a dtype speedup: the same variant at two dtypes
+    q = _q("ratio", case={"n": 8}, slow={"variant": "mm", "dtype": "fp32"}, fast={"variant": "mm", "dtype": "bf16"})
+    ms = Measurements([_m("mm", {"n": 8, "dtype": "fp32"}, 8.0), _m("mm", {"n": 8, "dtype": "bf16"}, 1.0)])
+    v = kind_of(q).derive(q, ms, None, "gpu")
+    assert v.value == 8.0
+    assert kind_of(q).describe(q) == "thing (gpu_time, n=8)"
+
+
+@pytest.mark.parametrize("log_ratio, expected", [(0.5, "higher"), (-0.5, "lower"), (0.05, "same"), (-0.05, "same")])
+def test_direction_dead_band(log_ratio, expected):
+    assert direction_of(log_ratio, dead_band=0.10, spread=0.0) == expected
+
+
+def test_spread_widens_the_dead_band():
+    assert direction_of(0.12, 0.10, 0.0) == "higher"
+    assert direction_of(0.12, 0.10, 0.05) == "same"
+
+
+def test_direction_scores():
+    assert direction_fraction("same", "same", 1.03) == 1.0
+    assert direction_fraction("higher", "same", 1.03) == 0.5
+    assert direction_fraction("lower", "same", 1.03) == 0.0
+    assert direction_fraction("lower", "higher", 1.5) == 0.0
+
+
+def test_peak_fraction_of_the_copy_roofline_and_of_a_flop_peak():
+    q = _q("peak_fraction", case={"n": 1}, variant="k", rate="bytes", peak="copy_gbps")
+    ms = Measurements([_m("k", {"n": 1}, 1.0, bytes_moved=int(0.8e9))])  # 0.8 GB in 1 ms = 800 GB/s
+    assert kind_of(q).derive(q, ms, FP, "gpu").value == pytest.approx(0.8)
+    f = _q("peak_fraction", case={"n": 1}, variant="k", rate="flops", peak="matmul_tflops:bf16")
+    fp = (
+        FP.model_copy(update={"peaks": {"matmul_tflops:bf16": 500.0}})
+        if "peaks" in DeviceFingerprint.model_fields
+        else None
+    )
+    ms = Measurements([_m("k", {"n": 1}, 1.0, flops=int(250e9))])  # 250 GFLOP in 1 ms = 250 TFLOP/s
+    if fp is not None:
+        assert kind_of(f).derive(f, ms, fp, "gpu").value == pytest.approx(0.5)
+    assert kind_of(f).derive(f, ms, FP, "gpu") is None  # no such peak measured: no value, never a guess
+    value, problem = kind_of(q).check(q, 70)
+    assert value is None and "write 0.7 for 70%" in problem
+
+
+def test_crossover_interpolates_in_log_space():
+    metric = {"kind": "peak_fraction", "variant": "mm", "rate": "bytes", "peak": "copy_gbps"}
+    q = _q("crossover", case={}, param="log2_n", values=[6, 7, 8, 9], metric=metric, threshold=0.5)
+    fracs = {6: 0.1, 7: 0.25, 8: 1.0, 9: 1.0}  # crosses 0.5 halfway (in log) between 2^7 and 2^8
+    ms = Measurements([_m("mm", {"log2_n": k}, 1.0, bytes_moved=int(f * 1e9)) for k, f in fracs.items()])
+    v = kind_of(q).derive(q, ms, FP, "gpu")
+    assert v.value == pytest.approx(2**7.5, rel=1e-3)
+    assert v.log_spread == pytest.approx(0.5 * math.log(2))
+    assert {c.key for c in kind_of(q).cases(q)} == {f"mm/2^{k}" for k in fracs}
+    never = Measurements([_m("mm", {"log2_n": k}, 1.0, bytes_moved=int(0.1e9)) for k in fracs])
+    assert kind_of(q).derive(q, never, FP, "gpu") is None
+    s = kind_of(q).score(q, 256.0, _ref(181.0, spread=v.log_spread))
+    assert s.fraction == 1.0  # one grid step off is inside the widened band
+
+
+def test_count_scores_by_absolute_difference():
+    q = _q("count", case={"n": 1}, variant="eager")
+    ms = Measurements([_m("eager", {"n": 1}, 1.0, launches=4)])
+    ref = kind_of(q).derive(q, ms, None, "gpu")
+    assert ref.value == 4.0
+    k = kind_of(q)
+    assert k.score(q, 4.0, ref).fraction == 1.0
+    assert k.score(q, 3.0, ref).fraction == 0.5
+    assert k.score(q, 1.0, ref).fraction == 0.0
+    assert k.check(q, 2.5)[1] and k.check(q, True)[1] and k.check(q, 3)[0] == 3.0
+
+
+def test_registry_knows_builtins_and_accepts_new_kinds():
+    assert {"ratio", "speedup", "direction", "peak_fraction", "crossover", "count"} <= set(KINDS)
+    with pytest.raises(LessonSpecError, match="unknown quantity kind"):
+        kind_of("bogus")
+
+    class Always(Kind):
+        name = "always_full"
+
+    try:
+        register_kind(Always())
+        assert kind_of("always_full").name == "always_full"
+    finally:
+        KINDS.pop("always_full")
