@@ -33,10 +33,36 @@ _COMMON = {"id", "title", "label", "kind", "method", "points", "tolerance"}
 
 
 class Grid(Record):
-    """One table of a sweep: every combination of the parameter lists, run by ``variants`` (default all)."""
+    """One table of a sweep: every combination of the parameter lists, run by ``variants`` (default all).
+    Axes named together in ``zip`` vary together (same-length lists) instead of being crossed."""
 
     axes: dict[str, list[ParamValue]]
     variants: list[str] | None = None
+    zip: list[str] = Field(default_factory=list)
+
+
+class DeviceSettings(Record):
+    """How the lesson runs on one kind of device.
+
+    ``substitute`` maps parameter values to the ones this kind of device measures instead, e.g. a CPU
+    (CI, a laptop) runs a 4096 matrix multiply at 256: ``substitute = { log2_n = { "12" = 8 } }``.  The
+    quantities keep their ids; every case they, the explanations and ``L.measure`` name is mapped."""
+
+    substitute: dict[str, dict[str, ParamValue]] = Field(default_factory=dict)
+
+    def apply(self, value: Any) -> Any:
+        """``value`` (a parameter dict, or any structure holding some) with the substitutions applied."""
+        if not self.substitute:
+            return value
+        if isinstance(value, dict):
+            return {
+                k: (self.substitute[k].get(str(v), v) if k in self.substitute and not isinstance(v, (dict, list))
+                    else self.apply(v))
+                for k, v in value.items()
+            }
+        if isinstance(value, list):
+            return [self.apply(v) for v in value]
+        return value
 
 
 class ExplanationSpec(Record):
@@ -59,6 +85,7 @@ class LessonSpec(Record):
     quantities: list[Quantity] = Field(min_length=1)
     grade_ids: dict[str, str] = Field(description="quantity id -> grade_id of its test cell")
     explanations: list[ExplanationSpec] = Field(default_factory=list)
+    devices: dict[DeviceKind, DeviceSettings] = Field(default_factory=dict)
     folder: Path | None = Field(default=None, exclude=True)
 
     @model_validator(mode="after")
@@ -94,13 +121,34 @@ class LessonSpec(Record):
             raise LessonSpecError(f"lesson {self.id}: no folder known, cannot load its workload")
         return load_workload(self.folder, self.workload_file, self.id)
 
+    def for_device(self, device_kind: DeviceKind) -> LessonSpec:
+        """This spec as ``device_kind`` runs it: quantities and explanations with the device's parameter
+        substitutions applied (the same spec when there are none)."""
+        dev = self.devices.get(device_kind)
+        if dev is None or not dev.substitute:
+            return self
+        other = self.model_copy(
+            update={
+                "quantities": [q.model_copy(update={"args": dev.apply(q.args)}) for q in self.quantities],
+                "explanations": [e.model_copy(update={"case": dev.apply(e.case)}) for e in self.explanations],
+            }
+        )
+        other.__dict__.pop("workload", None)
+        if "workload" in self.__dict__:
+            other.__dict__["workload"] = self.__dict__["workload"]
+        return other
+
+    def substitute(self, device_kind: DeviceKind, params: dict[str, ParamValue]) -> dict[str, ParamValue]:
+        dev = self.devices.get(device_kind)
+        return dict(dev.apply(params)) if dev is not None else dict(params)
+
     def grid_cases(self, device_kind: DeviceKind, fixed: dict[str, ParamValue] | None = None) -> list[Case]:
         """The sweep's cases on this kind of device (optionally only those matching ``fixed``)."""
         from .workload import grid
 
         out: dict[str, Case] = {}
         for g in self.sweep.get(device_kind, []):
-            for params in grid(g.axes):
+            for params in grid(g.axes, g.zip):
                 if fixed and any(params.get(k) != v for k, v in fixed.items()):
                     continue
                 for v in g.variants or self.workload.variants:
@@ -113,7 +161,7 @@ class LessonSpec(Record):
         from .kinds import kind_of
 
         found = {c.key: c for c in self.grid_cases(device_kind)}
-        for q in self.quantities:
+        for q in self.for_device(device_kind).quantities:
             for c in kind_of(q).cases(q):
                 found[c.key] = c
         return sorted(found.values(), key=lambda c: ([_order(k, v) for k, v in c.params.items()], c.variant))
@@ -168,7 +216,8 @@ def _grids(raw: Any) -> list[dict[str, Any]]:
     for table in tables:
         axes = dict(table)
         variants = axes.pop("variants", None)
-        out.append({"axes": axes, "variants": variants})
+        zipped = axes.pop("zip", [])
+        out.append({"axes": axes, "variants": variants, "zip": zipped})
     return out
 
 

@@ -30,6 +30,7 @@ __all__ = [
     "Workload",
     "compile_fresh",
     "fresh_function",
+    "grid",
     "load_workload",
 ]
 
@@ -140,10 +141,19 @@ class Workload:
         return out
 
 
-def grid(axes: Mapping[str, Sequence[ParamValue]]) -> list[dict[str, ParamValue]]:
-    """Every combination of the axes' values: a sweep table of ``lesson.toml`` as parameter dicts."""
-    names = list(axes)
-    return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*(axes[n] for n in names))]
+def grid(axes: Mapping[str, Sequence[ParamValue]], zipped: Sequence[str] = ()) -> list[dict[str, ParamValue]]:
+    """Every combination of the axes' values (the ``zipped`` axes vary together): a sweep table of
+    ``lesson.toml`` as parameter dicts."""
+    together = [n for n in axes if n in zipped]
+    if together and len({len(axes[n]) for n in together}) != 1:
+        raise LessonSpecError(f"zipped sweep axes {together} must have lists of the same length")
+    crossed = [n for n in axes if n not in zipped]
+    paired = list(zip(*(axes[n] for n in together), strict=True)) if together else [()]
+    out = []
+    for combo in itertools.product(*(axes[n] for n in crossed)):
+        for pair in paired:
+            out.append({**dict(zip(crossed, combo, strict=True)), **dict(zip(together, pair, strict=True))})
+    return out
 
 
 _counter = itertools.count()

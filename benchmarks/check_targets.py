@@ -12,10 +12,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from autograder.traffic import traffic
+
 from autograder.bench.derive import speedup
 from autograder.records import ReferenceRun
 from autograder.spec import load_spec
-from autograder.traffic import traffic
 
 
 def main(paths: list[str]) -> int:

@@ -21,6 +21,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from autograder.bench.chain import compile_fresh, make_chain
+
 from autograder.records import ReferenceRun
 from autograder.spec import load_spec
 

@@ -25,7 +25,7 @@ from autograder.grading.grade import grade_submission
 from autograder.grading.policy import GradingPolicy
 from autograder.grading.reader import read_notebook_bytes
 from autograder.grading.references import ReferenceSet
-from autograder.sample.execute import run_as_student
+from autograder.sample.execute import copy_lesson_files, run_as_student
 from autograder.sample.fill import fill_explanations, fill_predictions
 from autograder.spec import load_spec
 
@@ -48,7 +48,7 @@ def main(out: Path) -> None:
     spec = load_spec(REPO / "release" / "04_fusion")
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        shutil.copy2(REPO / "release/04_fusion/lesson.toml", work)
+        copy_lesson_files(REPO / "release/04_fusion", work)
         nb = nbformat.read(str(REPO / "release/04_fusion/04_fusion.ipynb"), as_version=4)
         fill_predictions(nb, ANSWERS)
         fill_explanations(nb, EXPLAIN)

@@ -59,10 +59,11 @@ def run_reference(
     fp = fingerprint(dev)
     harness = Harness(device=dev, l2_bytes=fp.l2_bytes, policy=policy)
     cases = spec.cases(kind)
+    on_device = spec.for_device(kind)
     if sizes is not None:
         from ..kinds import kind_of
 
-        needed = {c.key for q in spec.quantities for c in kind_of(q).cases(q)}
+        needed = {c.key for q in on_device.quantities for c in kind_of(q).cases(q)}
         cases = [c for c in cases if c.key in needed or c.params.get(wl.size_param) in set(sizes)]
     groups = group_cases(cases)
     measurements = []
@@ -78,5 +79,5 @@ def run_reference(
         created_at=datetime.now(timezone.utc),
         duration_s=round(time.perf_counter() - t0, 2),
         measurements=measurements,
-        quantities=quantity_values(spec.quantities, measurements, fp.key, fp),
+        quantities=quantity_values(on_device.quantities, measurements, fp.key, fp),
     )

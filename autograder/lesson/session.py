@@ -179,6 +179,10 @@ class Lesson:
             self._harness = Harness(device=self._device, l2_bytes=l2, policy=policy)
         return self._harness
 
+    @property
+    def _kind(self) -> Literal["cuda", "cpu"]:
+        return "cuda" if self._device is not None and self._device.type == "cuda" else "cpu"
+
     def _fingerprint(self) -> Any:
         """This device's peaks (copy bandwidth, ...), measured once, for fraction-of-peak quantities."""
         if self._fp is None:
@@ -199,7 +203,7 @@ class Lesson:
 
         index = Measurements(m for ms in self._measurements.values() for m in ms)
         lines = []
-        for q in self.spec.quantities:
+        for q in self.spec.for_device(self._kind).quantities:
             kind = kind_of(q)
             if not any(c.key in touched for c in kind.cases(q)):
                 continue
@@ -232,7 +236,8 @@ class Lesson:
 
         Parameters are given in the workload's order (e.g. ``L.measure("float16", 24)``) or by name."""
         wl = self.spec.workload
-        point = wl.case_params(args, params)
+        asked = wl.case_params(args, params)
+        point = self.spec.substitute(self._kind, asked)
         if self.grading_mode:
             show_text(f"(grading) measurement of {wl.describe(point)} skipped: the stored reference is used.")
             return
@@ -241,6 +246,11 @@ class Lesson:
         variants = [v for v in wl.variants if (v, "gpu_time") in by]
         base = variants[0]
         lines = [f"{wl.describe(point)} · {self._device_name}"]
+        if point != asked:
+            lines.append(
+                f"(on a {self._kind.upper()} this lesson measures {render_params(point, short=False, sep=', ')} "
+                f"instead of {render_params(asked, short=False, sep=', ')}: see lesson.toml)"
+            )
         head = f"{'method':<14}" + "".join(f" {v + ' ms':>{max(12, len(v) + 4)}}" for v in variants)
         head += "".join(
             f" {'speedup' if len(variants) == 2 else base + '/' + v:>{max(8, len(base) + len(v) + 2)}}"
@@ -287,8 +297,8 @@ class Lesson:
         if self.grading_mode:
             show_text(f"(grading) sweep at {fixed_params} skipped: the stored reference is used.")
             return
-        kind: Literal["cuda", "cpu"] = "cuda" if self._device is not None and self._device.type == "cuda" else "cpu"
-        groups = group_cases(self.spec.grid_cases(kind, fixed_params))
+        kind = self._kind
+        groups = group_cases(self.spec.grid_cases(kind, self.spec.substitute(kind, fixed_params)))
         if not groups:
             raise PredictionError(f"no sweep of this lesson on {kind} matches {fixed_params}")
         variants = [v for v in wl.variants if any(v in vs for _, vs in groups)]

@@ -12,7 +12,19 @@ from nbclient import NotebookClient
 
 from .fill import fill_predictions
 
-__all__ = ["run_as_student"]
+__all__ = ["copy_lesson_files", "run_as_student"]
+
+
+def copy_lesson_files(release_folder: str | Path, dest: str | Path) -> Path:
+    """What a student's folder holds besides the notebook (lesson.toml, workload.py, data files)."""
+    import shutil
+
+    out = Path(dest)
+    out.mkdir(parents=True, exist_ok=True)
+    for p in Path(release_folder).iterdir():
+        if p.is_file() and p.suffix != ".ipynb":
+            shutil.copy2(p, out / p.name)
+    return out
 
 
 def run_as_student(

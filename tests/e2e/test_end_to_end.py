@@ -21,7 +21,7 @@ from autograder.grading.gradebook_sync import read_rows
 from autograder.grading.policy import GradingPolicy
 from autograder.grading.records_store import RecordStore
 from autograder.records import SubmissionGrade
-from autograder.sample.execute import run_as_student
+from autograder.sample.execute import copy_lesson_files, run_as_student
 from autograder.sample.fill import fill_explanations, fill_predictions
 from autograder.sample.generate import PERSONAS, make_submission
 
@@ -65,7 +65,7 @@ def graded_course(tmp_path_factory, course_template, spec, h200):
     }
     for student, (answers, revise) in plans.items():
         work = tmp_path_factory.mktemp(f"work_{student}")
-        shutil.copy2(course / "release/04_fusion/lesson.toml", work)
+        copy_lesson_files(course / "release/04_fusion", work)
         nb = nbformat.from_dict(release)
         nb = nbformat.reads(nbformat.writes(nb), as_version=4)
         assert fill_predictions(nb, answers) == []
