@@ -100,6 +100,17 @@ class Workload:
         """The work model of one call of ``variant`` at ``params``."""
         raise NotImplementedError
 
+    def verify(
+        self, variant: str, params: Mapping[str, ParamValue], inputs: tuple[Any, ...], out: Any, first: Any
+    ) -> str | None:
+        """Why ``out`` (of ``variant``) is wrong, or None.  The default compares with the first variant's
+        output (``first``; None for the first variant itself) within :attr:`check_tolerance`; a lesson
+        whose variants compute different things overrides this."""
+        if first is None:
+            return None
+        rtol, atol = self.check_tolerance
+        return None if _close(out, first, rtol, atol) else f"{variant} disagrees with {self.variants[0]}"
+
     def describe(self, params: Mapping[str, ParamValue]) -> str:
         """One line naming the case, shown above a measurement."""
         return render_params(dict(params), short=False, sep=" · ")
@@ -139,6 +150,16 @@ class Workload:
                 raise LessonSpecError(f"parameter {k!r} given twice")
             out[k] = v
         return out
+
+
+def _close(got: Any, want: Any, rtol: float, atol: float) -> bool:
+    import torch
+
+    if isinstance(want, (tuple, list)):
+        return len(got) == len(want) and all(_close(g, w, rtol, atol) for g, w in zip(got, want, strict=True))
+    if isinstance(want, torch.Tensor):
+        return bool(torch.allclose(got.float(), want.float(), rtol=rtol, atol=atol))
+    return bool(got == want)
 
 
 def grid(axes: Mapping[str, Sequence[ParamValue]], zipped: Sequence[str] = ()) -> list[dict[str, ParamValue]]:

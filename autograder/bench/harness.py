@@ -26,14 +26,6 @@ __all__ = ["METHODS", "Harness"]
 METHODS: tuple[Method, ...] = ("wall_per_call", "gpu_time")
 
 
-def _close(got: Any, want: Any, rtol: float, atol: float) -> bool:
-    if isinstance(want, (tuple, list)):
-        return len(got) == len(want) and all(_close(g, w, rtol, atol) for g, w in zip(got, want, strict=True))
-    if isinstance(want, torch.Tensor):
-        return bool(torch.allclose(got.float(), want.float(), rtol=rtol, atol=atol))
-    return bool(got == want)
-
-
 @dataclass
 class Harness:
     device: torch.device
@@ -65,22 +57,22 @@ class Harness:
         """Every variant at ``params``, checked against the first variant's output, then timed."""
         variants = list(variants or workload.variants)
         x = workload.inputs(params, self.device)
-        expected: Any = None
-        rtol, atol = workload.check_tolerance
+        first: Any = None
         out: list[Measurement] = []
         for variant in variants:
             ctx = workload.prepare(variant, params)
             with ctx() if ctx is not None else contextlib.nullcontext():
                 fn = workload.build(variant, params)
                 got = fn(*x)
-                if expected is None:
-                    expected = got
-                elif not _close(got, expected, rtol, atol):
-                    raise BenchmarkError(f"variant {variant} disagrees with {variants[0]} at {dict(params)}")
+                problem = workload.verify(variant, params, x, got, first)
+                if problem is not None:
+                    raise BenchmarkError(f"wrong result at {dict(params)}: {problem}")
+                if first is None:
+                    first = got
                 del got
                 out += self._time(workload, fn, x, Case(variant=variant, params=dict(params)), methods)
                 del fn
-        del x, expected
+        del x, first
         gc.collect()
         if self.device.type == "cuda":
             torch.cuda.empty_cache()

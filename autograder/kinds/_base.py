@@ -40,6 +40,9 @@ class Measurements:
     def get(self, case: Case, method: str) -> Measurement | None:
         return self._by.get((case.key, method))
 
+    def all(self) -> list[Measurement]:
+        return list(self._by.values())
+
     def __len__(self) -> int:
         return len(self._by)
 

@@ -17,7 +17,8 @@ class CrossoverArgs(Args):
     case: dict[str, ParamValue] = Field(default_factory=dict)
     #: the swept parameter; ``log2_*`` parameters report the size 2^value
     param: str = "log2_n"
-    values: list[int]
+    #: the values to scan; default: every value of ``param`` the run measured
+    values: list[int] | None = None
     #: a quantity spec without id (``kind`` plus that kind's arguments, its ``case`` filled in per value)
     metric: dict[str, Any]
     threshold: float
@@ -45,7 +46,7 @@ class CrossoverKind(Kind):
         from . import kind_of
 
         out: dict[str, Case] = {}
-        for v in self.args(q).values:
+        for v in self.args(q).values or []:
             sub = self._metric(q, v)
             for c in kind_of(sub).cases(sub):
                 out[c.key] = c
@@ -54,6 +55,19 @@ class CrossoverKind(Kind):
     def primary_params(self, q: Quantity) -> dict[str, ParamValue]:
         return dict(self.args(q).case)
 
+    shared_params = primary_params
+
+    def _measured_values(self, q: Quantity, ms: Measurements) -> list[int]:
+        a = self.args(q)
+        fixed = {**a.case, **a.metric.get("case", {})}
+        return sorted(
+            {
+                int(m.case.params[a.param])
+                for m in ms.all()
+                if a.param in m.case.params and all(m.case.params.get(k) == v for k, v in fixed.items())
+            }
+        )
+
     def _size(self, q: Quantity, k: float) -> float:
         return 2.0**k if self.args(q).param.startswith("log2_") else k
 
@@ -61,12 +75,16 @@ class CrossoverKind(Kind):
         from . import kind_of
 
         a = self.args(q)
+        strict = a.values is not None
+        scan = a.values if a.values is not None else self._measured_values(q, ms)
         points: list[tuple[int, float]] = []
-        for v in sorted(a.values):
+        for v in sorted(scan):
             sub = self._metric(q, v)
             val = kind_of(sub).derive(sub, ms, fp, device)
             if val is None or not isinstance(val.value, float):
-                return None
+                if strict:
+                    return None
+                continue
             points.append((v, val.ratio))
         sign = 1 if a.above else -1
         for i, (v, m) in enumerate(points):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ..records import Case, DeviceFingerprint, ParamValue, Quantity, QuantityValue
+from ..records import Case, DeviceFingerprint, Measurement, ParamValue, Quantity, QuantityValue
 from ._base import Args, Kind, Measurements, Score, log_ratio_score, positive_number
 
 
@@ -15,6 +15,9 @@ class PeakFractionArgs(Args):
     rate: Literal["bytes", "flops"] = "bytes"
     #: a key of the fingerprint's peaks: "copy_gbps", "matmul_tflops:bfloat16", ...
     peak: str = "copy_gbps"
+    #: where the fingerprint has no such peak: the best rate ``variant`` reached at these parameters
+    #: anywhere in the run's measurements (the device's peak as this lesson's own sweep found it)
+    peak_case: dict[str, ParamValue] | None = None
 
 
 def device_peak(fp: DeviceFingerprint | None, key: str) -> float | None:
@@ -43,9 +46,24 @@ class PeakFractionKind(Kind):
         a = self.args(q)
         m = ms.get(self.cases(q)[0], q.method)
         peak = device_peak(fp, a.peak)
+
+        def rate(x: Measurement) -> float:
+            return x.achieved_gbps if a.rate == "bytes" else x.achieved_tflops
+
+        if not peak and a.peak_case is not None:
+            peak = max(
+                (
+                    rate(x)
+                    for x in ms.all()
+                    if x.case.variant == a.variant
+                    and x.method == q.method
+                    and all(x.case.params.get(k) == v for k, v in a.peak_case.items())
+                ),
+                default=0.0,
+            )
         if m is None or not peak:
             return None
-        achieved = m.achieved_gbps if a.rate == "bytes" else m.achieved_tflops
+        achieved = rate(m)
         frac = achieved / peak
         if frac <= 0:
             return None

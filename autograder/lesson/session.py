@@ -231,6 +231,22 @@ class Lesson:
             "gpu_time": "many back-to-back calls (a CPU has no separate dispatch)",
         }
 
+    def device(self) -> None:
+        """This device and its measured ceilings: copy roofline, matrix-multiply peaks, ridge points."""
+        if self.grading_mode:
+            show_text("(grading) device measurement skipped: the stored reference is used.")
+            return
+        fp = self._fingerprint()
+        lines = [f"{self._device_name}: copy roofline {fp.copy_gbps:,.0f} GB/s (bytes read + written)"]
+        for key, peak in sorted((getattr(fp, "peaks", None) or {}).items()):
+            if ":" in key and "tflops" in key:
+                ridge = peak * 1e12 / (fp.copy_gbps * 1e9)
+                lines.append(
+                    f"  {key.split(':', 1)[1]:<10} matrix-multiply peak {peak:,.1f} TFLOP/s → ridge point "
+                    f"{ridge:,.0f} FLOP/byte"
+                )
+        show_text("\n".join(lines))
+
     def measure(self, *args: ParamValue, **params: ParamValue) -> None:
         """Time every variant at one point of the lesson's parameters, both ways, and state the work model.
 
