@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from . import bench_cmd, check_cmd, demo_cmd, grade_cmd, sample_cmd
+from . import author_cmd, bench_cmd, check_cmd, demo_cmd, grade_cmd, sample_cmd
 
 app = typer.Typer(
     name="autograder",
@@ -20,6 +20,8 @@ app.command("grade")(grade_cmd.grade)
 app.command("report")(grade_cmd.report)
 app.command("sample")(sample_cmd.sample)
 app.command("demo")(demo_cmd.demo)
+app.command("new")(author_cmd.new)
+app.command("lint")(author_cmd.lint)
 
 
 def main() -> None:

@@ -1,0 +1,59 @@
+"""`autograder new` and `autograder lint`: writing a lesson."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ._common import CourseOpt, console, course_at, friendly_errors
+
+
+@friendly_errors
+def new(
+    name: Annotated[str, typer.Argument(help="Lesson (assignment) name, e.g. 06_attention.")],
+    course: CourseOpt = Path("."),
+) -> None:
+    """Scaffold source/NAME/ (lesson.toml, workload.py, NAME.ipynb): a small working lesson to edit.
+
+    Next: `autograder lint NAME`, `autograder bench NAME`, `nbgrader generate_assignment NAME`
+    (docs/authoring.md walks through it)."""
+    from ..authoring import scaffold_lesson
+
+    folder = scaffold_lesson(course_at(course).root / "source", name)
+    console.print(f"created {folder}: lesson.toml, workload.py, {name}.ipynb")
+    console.print(f"next: autograder lint {name}   then   autograder bench {name}   (see docs/authoring.md)")
+
+
+@friendly_errors
+def lint(
+    name: Annotated[str, typer.Argument(help="Lesson (assignment) name, e.g. 04_fusion.")],
+    course: CourseOpt = Path("."),
+    strict: Annotated[bool, typer.Option(help="Treat warnings (e.g. no reference yet) as errors.")] = False,
+) -> None:
+    """Check that lesson.toml, workload.py and the notebook agree: one line per problem.
+
+    Every quantity needs a prediction cell and a graded cell, grade ids must be unique and present,
+    tolerances sane, and a reference must exist for the device of record. Exit 1 on errors."""
+    from ..authoring import lint_lesson
+    from ..config import LessonGrading, load_course_config
+    from ..errors import LessonSpecError
+
+    c = course_at(course)
+    folder = c.root / "source" / name
+    if not folder.is_dir():
+        lessons = ", ".join(sorted(p.parent.name for p in (c.root / "source").glob("*/lesson.toml")))
+        raise LessonSpecError(
+            f"no lesson {name!r} under {c.root / 'source'} (lessons there: {lessons or 'none'}); "
+            "run from the course folder or pass -C COURSE"
+        )
+    device = LessonGrading(config=load_course_config(c.root)).device_of_record
+    findings = lint_lesson(folder, c.references, device)
+    for f in findings:
+        console.print(f"{name}: {f}", highlight=False, soft_wrap=True)
+    errors = [f for f in findings if f.level == "error" or strict]
+    if not findings:
+        console.print(f"{name}: OK (spec, workload, notebook and the {device} reference agree)")
+    if errors:
+        raise typer.Exit(1)

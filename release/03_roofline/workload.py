@@ -1,0 +1,74 @@
+"""03 · roofline: a square matrix multiply next to an elementwise add that moves the same bytes.
+
+Both read two n x n matrices and write one (3·n²·s bytes); the multiply does 2·n³ FLOPs, the add n².
+Arithmetic intensity (FLOPs per byte) decides which ceiling a kernel meets: the copy roofline or the
+matrix units' FLOP/s peak.  ``tf32`` is float32 storage with TF32 tensor-core math allowed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from autograder.workload import Work, Workload, fresh_function
+
+STORAGE = {"bfloat16": ("bfloat16", 2), "float16": ("float16", 2), "float32": ("float32", 4), "tf32": ("float32", 4)}
+SOURCES = {
+    "matmul": ("def matmul(a, b):\n    return a @ b\n", "matmul"),
+    "elementwise": ("def add(a, b):\n    return a + b\n", "add"),
+}
+
+
+class Roofline(Workload):
+    variants = ("matmul", "elementwise")
+    params = ("dtype", "log2_n")
+    size_param = "log2_n"
+
+    def describe(self, params):
+        n = 1 << int(params["log2_n"])
+        return f"C = A @ B next to C = A + B · {params['dtype']} · n = 2^{params['log2_n']} ({n:,} x {n:,} matrices)"
+
+    def inputs(self, params, device):
+        import torch
+
+        n = 1 << int(params["log2_n"])
+        dtype = getattr(torch, STORAGE[str(params["dtype"])][0])
+        return (torch.randn(n, n, device=device, dtype=dtype), torch.randn(n, n, device=device, dtype=dtype))
+
+    def prepare(self, variant, params):
+        @contextlib.contextmanager
+        def precision():
+            import torch
+
+            old = torch.get_float32_matmul_precision()
+            torch.set_float32_matmul_precision("high" if params["dtype"] == "tf32" else "highest")
+            try:
+                yield
+            finally:
+                torch.set_float32_matmul_precision(old)
+
+        return precision
+
+    def build(self, variant, params):
+        source, name = SOURCES[variant]
+        return fresh_function(source, name)
+
+    def verify(self, variant, params, inputs, out, first):
+        # the two variants compute different things: check each against float64 (the multiply on 64 rows)
+        import torch
+
+        a, b = inputs
+        rows = min(64, a.shape[0])
+        want = a[:rows].double() @ b.double() if variant == "matmul" else (a[:rows].double() + b[:rows].double())
+        got = out[:rows].double()
+        err = float(torch.linalg.norm(got - want) / torch.linalg.norm(want))
+        limit = 3e-2 if params["dtype"] in ("bfloat16", "float16") else 5e-3
+        return None if err < limit else f"{variant}: relative error {err:.1e} over {limit:.0e}"
+
+    def work(self, variant, params):
+        n = 1 << int(params["log2_n"])
+        s = STORAGE[str(params["dtype"])][1]
+        flops = 2 * n**3 if variant == "matmul" else n * n
+        return Work(bytes_read=2 * n * n * s, bytes_written=n * n * s, launches=1, flops=flops)
+
+
+workload = Roofline()
