@@ -7,7 +7,7 @@ from typer.testing import CliRunner
 from autograder.cli import app
 
 runner = CliRunner()
-COMMANDS = ["bench", "plot", "check", "grade", "report", "sample", "demo"]
+COMMANDS = ["bench", "plot", "check", "grade", "report", "sample", "demo", "new", "lint"]
 
 
 @pytest.mark.parametrize("cmd", COMMANDS)

@@ -1,0 +1,90 @@
+"""Every lesson under source/, plus a tiny synthetic one written here, through the whole framework on this
+machine's CPU: lint, reference benchmark, sample class, and both grading paths agreeing row for row."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder.authoring import lint_lesson
+from autograder.bench.store import ReferenceStore
+from autograder.course import Course
+from autograder.grading.batch import grade_class
+from autograder.grading.gradebook_sync import read_rows
+from autograder.grading.policy import GradingPolicy
+from autograder.kinds import kind_of
+from autograder.sample.generate import generate_class
+
+from .tiny import write_tiny_lesson
+
+REPO = Path(__file__).resolve().parents[2]
+LESSONS = sorted(p.parent.name for p in (REPO / "source").glob("*/lesson.toml")) + ["99_tiny"]
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def lessons_course(tmp_path_factory) -> Course:
+    """A course holding every lesson, graded against references measured here (device of record: cpu)."""
+    root = tmp_path_factory.mktemp("lessons") / "course"
+    c = Course.copy(REPO, root, parts=("nbgrader_config.py", "source"))
+    write_tiny_lesson(root / "source")
+    with (root / "nbgrader_config.py").open("a", encoding="utf-8") as fh:
+        fh.write('\nc.LessonGrading.device_of_record = "cpu"\n')
+    return c
+
+
+@pytest.fixture(scope="module")
+def cpu_references(lessons_course):
+    from autograder.bench.runner import run_reference
+    from autograder.bench.timing import TimingPolicy
+
+    store = ReferenceStore(lessons_course.references)
+    runs = {}
+    for name in LESSONS:
+        runs[name] = run_reference(lessons_course.spec(name), "cpu", TimingPolicy.quick())
+        store.save(runs[name])
+    return runs
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_lint_finds_nothing(lessons_course, cpu_references, name):
+    findings = lint_lesson(lessons_course.root / "source" / name, lessons_course.references, "cpu")
+    assert findings == [], [str(f) for f in findings]
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_cpu_reference_derives_every_quantity(lessons_course, cpu_references, name):
+    spec = lessons_course.spec(name)
+    run = cpu_references[name]
+    assert set(run.quantities) == {q.id for q in spec.quantities}
+    for q in spec.quantities:
+        value, problem = kind_of(q).check(q, run.quantities[q.id].value)
+        assert problem is None, (q.id, problem)  # a student could have predicted exactly this
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_sample_class_agrees_on_both_grading_paths(lessons_course, cpu_references, tmp_path, name):
+    native = Course.copy(lessons_course.root, tmp_path / "native", parts=("nbgrader_config.py", "source", "references"))
+    native.generate_assignment(name)
+    spec = native.spec(name)
+    release = native.root / "release" / name / spec.notebook
+    ids = generate_class(native.root, spec, cpu_references[name], release, 4, seed=7)
+    fast = tmp_path / "fast"
+    shutil.copytree(native.root, fast)
+    proc = subprocess.run(
+        [sys.executable, "-m", "nbgrader", "autograde", name], cwd=native.root, capture_output=True, text=True,
+        timeout=900,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = grade_class(Course.at(fast), name, GradingPolicy(device_of_record="cpu"), workers=1)
+    assert sorted(result.graded) == sorted(ids) and not result.failed
+    notebook = Path(spec.notebook).stem
+    want = read_rows(f"sqlite:///{native.root / 'gradebook.db'}", name, notebook)
+    got = read_rows(f"sqlite:///{fast / 'gradebook.db'}", name, notebook)
+    assert got == want
+    scores = [v for k, v in got.items() if len(k) == 2 and isinstance(v, float)]
+    assert any(v > 0 for v in scores), "nobody in the sample class earned a point"
