@@ -143,7 +143,7 @@ def merge_runs(
             sizes.setdefault(dt, set()).update(ks)
     return ReferenceRun(
         assignment=first.assignment,
-        device=first.device,
+        device=max(runs, key=lambda r: r.created_at).device,  # the newest: older runs may record less
         created_at=datetime.now(timezone.utc),
         duration_s=round(sum(s.duration_s for s in sources), 2),
         measurements=[_pool(ms, len(procs)) for ms in groups.values()],

@@ -39,7 +39,10 @@ def test_spread_widens_the_dead_band():
 
 def test_quantity_values_from_the_h200_reference(spec, h200):
     values = {q.id: quantity_value(q, h200.measurements, "nvidia-h200") for q in spec.quantities}
-    assert values["gpu_speedup@fp16,2^24"].value == pytest.approx(h200.quantities["gpu_speedup@fp16,2^24"].value)
+    # a merged reference's value is the median of its processes' ratios; its pooled samples agree within 1%
+    assert values["gpu_speedup@fp16,2^24"].value == pytest.approx(
+        h200.quantities["gpu_speedup@fp16,2^24"].value, rel=0.01
+    )
     # what DESIGN.md says of the H200: fusion wins ~4x in GPU time, loses or ties per call
     assert 3.6 < values["gpu_speedup@fp16,2^24"].ratio < 4.3
     assert values["wall_speedup@fp16,2^24"].ratio < 1.1
