@@ -9,7 +9,6 @@ against the course's device of record (and says which device that is).
 
 from __future__ import annotations
 
-import shutil
 import sys
 import tempfile
 from pathlib import Path

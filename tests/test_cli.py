@@ -59,3 +59,19 @@ def test_public_api_is_lazy_and_complete():
             "[getattr(autograder, n) for n in autograder.__all__]; print(len(autograder.__all__))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert int(r.stdout) >= 10
+
+
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["--device", "tpu"], "unknown device 'tpu'"),
+        (["--device", "cpu", "--sizes", "12,abc"], "'abc' is not a whole number"),
+        (["--device", "cpu", "--sizes", "40"], "2^40 is not in 04_fusion's cpu sweep"),
+    ]
+    + ([] if __import__("torch").cuda.is_available() else [(["--device", "cuda"], "CUDA is not available")]),
+)
+def test_bench_option_errors_are_one_line_and_store_nothing(args, says, repo, tmp_path):
+    r = runner.invoke(app, ["bench", "04_fusion", "--course", str(repo), "--out", str(tmp_path), *args])
+    assert r.exit_code == 2 and says in r.output and "Traceback" not in r.output, r.output
+    assert len([line for line in r.output.splitlines() if line.strip()]) == 1
+    assert not any(tmp_path.iterdir())

@@ -100,22 +100,22 @@ def _notebook(spec: LessonSpec, path: Path) -> list[Finding]:
         if q.id not in predicted:
             out.append(Finding("error", f'quantity {q.id!r} has no prediction cell (L.predict("{q.id}", ...))'))
         gid = spec.grade_ids[q.id]
-        cell = grade_cells.get(gid)
-        if cell is None:
+        graded = grade_cells.get(gid)
+        if graded is None:
             out.append(Finding("error", f"quantity {q.id!r}: no graded cell with grade_id {gid!r}"))
             continue
-        if q.id not in _calls(_source(cell), "grade"):
+        if q.id not in _calls(_source(graded), "grade"):
             out.append(Finding("error", f'cell {gid}: does not call L.grade("{q.id}")'))
-        pts = cell["metadata"]["nbgrader"].get("points")
+        pts = graded["metadata"]["nbgrader"].get("points")
         if pts != q.points:
             out.append(Finding("error", f"cell {gid}: {pts} points in the notebook, {q.points} in lesson.toml"))
     for e in spec.explanations:
-        cell = grade_cells.get(e.grade_id)
-        if cell is None:
+        ex_cell = grade_cells.get(e.grade_id)
+        if ex_cell is None:
             out.append(Finding("error", f"explanation {e.grade_id!r}: no graded markdown cell with that grade_id"))
-        elif cell.get("cell_type") != "markdown" or not cell["metadata"]["nbgrader"].get("solution"):
+        elif ex_cell.get("cell_type") != "markdown" or not ex_cell["metadata"]["nbgrader"].get("solution"):
             out.append(Finding("error", f"explanation {e.grade_id!r}: must be a markdown solution cell"))
-        elif cell["metadata"]["nbgrader"].get("points") != e.points:
+        elif ex_cell["metadata"]["nbgrader"].get("points") != e.points:
             out.append(Finding("error", f"explanation {e.grade_id!r}: points differ from lesson.toml"))
     known = set(spec.grade_ids.values()) | {e.grade_id for e in spec.explanations}
     for gid in sorted(set(grade_cells) - known):

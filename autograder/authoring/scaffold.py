@@ -48,7 +48,8 @@ class Pair(Workload):
     def work(self, variant, params):
         n_s = (1 << int(params["log2_n"])) * ELEMENT[str(params["dtype"])]
         passes = 2 if variant == "eager" else 1
-        return Work(bytes_read=passes * n_s, bytes_written=passes * n_s, launches=passes, flops=2 << int(params["log2_n"]))
+        n = 1 << int(params["log2_n"])
+        return Work(bytes_read=passes * n_s, bytes_written=passes * n_s, launches=passes, flops=2 * n)
 
 
 workload = Pair()

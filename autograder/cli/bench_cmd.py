@@ -2,39 +2,38 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
 
+from ..bench.options import BenchUsageError
 from ..bench.report import plot_sweep, quantity_table, reference_table
-from ..bench.store import ReferenceStore
-from ._common import CourseOpt, console, course_at, friendly_errors
+from ..bench.store import ReferenceStore, atomic_write_text, load_run
+from ..errors import BenchmarkError
+from ._common import CourseOpt, console, course_at, err_console, friendly_errors
+
+if TYPE_CHECKING:
+    from ..records import ReferenceRun
+    from ..spec import LessonSpec
+
+__all__ = ["UnfairReferenceError", "bench", "plot"]
 
 
-@friendly_errors
-def bench(
-    assignment: Annotated[str, typer.Argument(help="Assignment id, e.g. 04_fusion.")],
-    course: CourseOpt = Path("."),
-    device: Annotated[str | None, typer.Option(help="cuda, cuda:1 or cpu; default: CUDA if present.")] = None,
-    sizes: Annotated[str | None, typer.Option(help="Override the sweep: comma-separated log2 sizes.")] = None,
-    out: Annotated[Path | None, typer.Option(help="Reference store folder (default COURSE/references).")] = None,
-    quick: Annotated[bool, typer.Option(help="Fewer samples (CPU default; noisy on a GPU).")] = False,
-    plot: Annotated[Path | None, typer.Option(help="Also write the size-sweep plot to this PNG.")] = None,
-) -> None:
-    """Measure the reference benchmark on this device and store it for every later grading run.
+class UnfairReferenceError(BenchmarkError):
+    """The fairness check failed: the run was stored as a candidate, not as the device's reference."""
 
-    Measures every case of the assignment (dtype x size, eager vs compiled) both ways: wall_per_call
-    (what the student's notebook sees) and gpu_time (CUDA-graph replay, no CPU dispatch); counts kernels
-    with the profiler; reports achieved GB/s against the measured copy roofline.
-    """
+
+def _measure_here(spec: LessonSpec, device: str | None, quick: bool, sizes: list[int] | None) -> ReferenceRun:
     from ..bench.runner import run_reference  # torch: imported only when measuring
     from ..bench.timing import TimingPolicy
 
-    c = course_at(course)
-    spec = c.spec(assignment)
-    size_list = [int(s) for s in sizes.split(",")] if sizes else None
     with Progress(
         TextColumn("[bold]bench[/] {task.description}"),
         BarColumn(),
@@ -48,14 +47,153 @@ def bench(
         def progress(done: int, total: int, what: str) -> None:
             bar.update(task, completed=done, total=total, description=what)
 
-        run = run_reference(spec, device, TimingPolicy.quick() if quick else None, progress, size_list)
+        return run_reference(spec, device, TimingPolicy.quick() if quick else None, progress, sizes)
+
+
+def _measure_processes(
+    n: int, assignment: str, course: Path, device: str, quick: bool, sizes: str | None, keep: Path | None
+) -> list[ReferenceRun]:
+    """``n`` single-process runs, one after another, each in a fresh interpreter (never two at once)."""
+    runs = []
+    with tempfile.TemporaryDirectory(prefix="autograder-bench-") as tmp:
+        for i in range(1, n + 1):
+            console.print(f"[bold]process {i}/{n}[/] (fresh interpreter)")
+            dest = Path(tmp) / f"process{i}.json"
+            cmd = [sys.executable, "-m", "autograder", "bench", assignment, "--course", str(course)]
+            cmd += ["--device", device, "--single-out", str(dest)]
+            cmd += ["--quick"] if quick else []
+            cmd += ["--sizes", sizes] if sizes else []
+            rc = subprocess.run(cmd, check=False, env={**os.environ, "PYTHONUNBUFFERED": "1"}).returncode
+            if rc != 0 or not dest.exists():
+                raise BenchmarkError(f"bench process {i}/{n} failed (exit {rc}); its error is printed above")
+            runs.append(load_run(dest))
+            if keep is not None:
+                atomic_write_text(keep / f"process{i}.json", dest.read_text(encoding="utf-8"))
+    return runs
+
+
+def _spread_table(run: ReferenceRun) -> Table:
+    t = Table(title="spread per quantity (±log): within one process vs between processes")
+    for col in ("quantity", "value", "within", "between", "band used", "each process"):
+        t.add_column(col)
+    for q in run.quantities.values():
+        shown = f"{q.value:.3f}x" if isinstance(q.value, float) else str(q.value)
+        each = " ".join(f"{r:.3f}" for r in q.process_ratios)
+        within = "-" if q.within_spread is None else f"{q.within_spread:.3f}"
+        between = "-" if q.between_spread is None else f"{q.between_spread:.3f}"
+        t.add_row(q.quantity, shown, within, between, f"{q.log_spread:.3f}", each)
+    return t
+
+
+@friendly_errors
+def bench(
+    assignment: Annotated[str, typer.Argument(help="Assignment id, e.g. 04_fusion.")],
+    runs: Annotated[
+        list[Path] | None,
+        typer.Argument(help="With --merge: stored runs (JSON) of one device model.", show_default=False),
+    ] = None,
+    course: CourseOpt = Path("."),
+    device: Annotated[str | None, typer.Option(help="cuda, cuda:1 or cpu; default: CUDA if present.")] = None,
+    sizes: Annotated[str | None, typer.Option(help="Override the sweep: comma-separated log2 sizes.")] = None,
+    out: Annotated[Path | None, typer.Option(help="Reference store folder (default COURSE/references).")] = None,
+    quick: Annotated[bool, typer.Option(help="Fewer samples (CPU default; noisy on a GPU).")] = False,
+    plot: Annotated[Path | None, typer.Option(help="Also write the size-sweep plot to this PNG.")] = None,
+    processes: Annotated[
+        int, typer.Option(help="Independent processes (fresh interpreters) merged into the reference.")
+    ] = 3,
+    merge: Annotated[
+        bool, typer.Option("--merge", help="Measure nothing: merge the RUNS given (e.g. from several machines).")
+    ] = False,
+    accept_unfair: Annotated[
+        bool,
+        typer.Option("--accept-unfair", "--force", help="Store the reference even if its fairness check fails."),
+    ] = False,
+    keep_runs: Annotated[
+        Path | None, typer.Option(help="Also keep each process's own run here (processN.json), e.g. for --merge.")
+    ] = None,
+    single_out: Annotated[
+        Path | None, typer.Option(hidden=True, help="Internal: measure once, in this process, into this file.")
+    ] = None,
+) -> None:
+    """Measure the reference benchmark on this device and store it for every later grading run.
+
+    Measures every case of the assignment (dtype x size, eager vs compiled) both ways: wall_per_call
+    (what the student's notebook sees) and gpu_time (CUDA-graph replay, no CPU dispatch), in PROCESSES
+    fresh interpreters one after another, and merges them: each quantity keeps the spread within one
+    process and between processes, and scoring widens by the larger.  The fairness check grades every
+    process's own values against the reference merged from the others; unless each earns full credit
+    (or --accept-unfair), a reference grading can use is stored only as DEVICE.candidate.json.
+    """
+    from ..bench.fairness import fairness_check, fairness_lines
+    from ..bench.merge import merge_runs, process_values
+    from ..config import LessonGrading, load_course_config
+
+    c = course_at(course)
+    spec = c.spec(assignment)
+    if merge:
+        if not runs or len(runs) < 1:
+            raise BenchUsageError("--merge needs the stored runs to merge, e.g. --merge run1.json run2.json")
+        measured = [load_run(p) for p in runs]
+        stems = [p.stem for p in runs]
+        labels = stems if len(set(stems)) == len(stems) else [str(p) for p in runs]
+    else:
+        if runs:
+            raise BenchUsageError(f"unexpected argument {runs[0]}: pass --merge to merge stored runs")
+        if processes < 1:
+            raise BenchUsageError(f"--processes {processes}: give 1 or more (3 or more for a reference of record)")
+        from ..bench.fingerprint import pick_device
+        from ..bench.options import parse_sizes
+
+        dev = pick_device(device)
+        size_list = parse_sizes(sizes, spec, "cuda" if dev.type == "cuda" else "cpu")
+        if single_out is not None:
+            run = _measure_here(spec, str(dev), quick, size_list)
+            atomic_write_text(single_out, run.model_dump_json())
+            return
+        if processes == 1:
+            measured = [_measure_here(spec, str(dev), quick, size_list)]
+            if keep_runs is not None:
+                atomic_write_text(keep_runs / "process1.json", measured[0].model_dump_json())
+        else:
+            measured = _measure_processes(processes, assignment, c.root, str(dev), quick, sizes, keep_runs)
+        labels = [f"process {i + 1}" for i in range(len(measured))]
+    merged = merge_runs(measured, spec, labels)
+    check = fairness_check(process_values(measured, labels), spec, merged.device.key, merged.device.name)
+    policy = LessonGrading(config=load_course_config(c.root)).policy()
+    graded_on = merged.device.key == policy.device_of_record or (
+        merged.device.kind == "cuda" and policy.use_student_gpu
+    )
+    if not check.passed and accept_unfair:
+        check = check.model_copy(update={"accepted_by_instructor": True})
+    merged = merged.model_copy(update={"fairness": check})
+    candidate = graded_on and not check.passed and not accept_unfair
     store = ReferenceStore(out or c.references)
-    path = store.save(run)
-    console.print(reference_table(run))
-    console.print(quantity_table(run))
-    console.print(f"reference stored: [bold]{path}[/] ({run.duration_s:.1f} s, device key {run.device.key})")
+    path = store.save(merged, candidate=candidate)
+    console.print(reference_table(merged))
+    console.print(quantity_table(merged))
+    console.print(_spread_table(merged))
+    for line in fairness_lines(check):
+        console.print(line, highlight=False, soft_wrap=True)
+    for f in check.failures:
+        console.print(f"  [red]unfair:[/] {f}", highlight=False, soft_wrap=True)
     if plot:
-        console.print(f"plot: {plot_sweep(run, plot)}")
+        console.print(f"plot: {plot_sweep(merged, plot)}")
+    if candidate:
+        first = check.failures[0] if check.failures else check.note
+        raise UnfairReferenceError(
+            f"fairness check failed ({first}); stored only as candidate {path}, not as the {merged.device.key} "
+            f"reference: re-measure (more --processes), or accept it with --accept-unfair"
+        )
+    if not check.passed:
+        err_console.print(
+            "[yellow]warning:[/] fairness check "
+            + ("accepted by the instructor" if accept_unfair else f"not passed ({merged.device.key} is not graded on)"),
+            highlight=False,
+        )
+    console.print(
+        f"reference stored: [bold]{path}[/] ({merged.duration_s:.1f} s measuring, {len(merged.sources)} "
+        f"process(es), device key {merged.device.key})"
+    )
 
 
 @friendly_errors

@@ -73,6 +73,10 @@ class Kind:
         """The quantity's value on this device, or None when what it needs was not measured."""
         raise NotImplementedError
 
+    def value_of(self, q: Quantity, ratio: float, spread: float) -> float | str:
+        """The value a reference reports for an underlying ``ratio`` (e.g. merged over processes)."""
+        return round(ratio, 4)
+
     def model_value(self, q: Quantity, workload: Workload) -> float | str | None:
         """What the work model alone predicts (a common student answer, and a lesson fact), if anything."""
         return None

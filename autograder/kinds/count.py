@@ -41,6 +41,9 @@ class CountKind(Kind):
         c = self.cases(q)[0]
         return float(workload.work(c.variant, c.params).launches)
 
+    def value_of(self, q: Quantity, ratio: float, spread: float) -> float | str:
+        return float(round(ratio))
+
     def check(self, q: Quantity, value: object) -> tuple[float | str | None, str | None]:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             return None, f"{q.id} takes a whole number (got {_show(value)})"

@@ -105,6 +105,9 @@ class CrossoverKind(Kind):
             )
         return None
 
+    def value_of(self, q: Quantity, ratio: float, spread: float) -> float | str:
+        return round(ratio, 2)
+
     def check(self, q: Quantity, value: object) -> tuple[float | str | None, str | None]:
         return positive_number(q, value, self.asks_for, 1.0, 2.0**48, "size", "1 and 2^48")
 

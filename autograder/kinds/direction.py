@@ -63,12 +63,15 @@ class DirectionKind(Kind):
         ratio, spread = main[0] / base[0], main[1] + base[1]
         return QuantityValue(
             quantity=q.id,
-            value=direction_of(math.log(ratio), q.tolerance.dead_band, spread),
+            value=self.value_of(q, ratio, spread),
             ratio=ratio,
             log_spread=spread,
             method=q.method,
             device=device,
         )
+
+    def value_of(self, q: Quantity, ratio: float, spread: float) -> float | str:
+        return direction_of(math.log(ratio), q.tolerance.dead_band, spread)
 
     def check(self, q: Quantity, value: object) -> tuple[float | str | None, str | None]:
         if isinstance(value, str) and value.strip().lower() in DIRECTIONS:

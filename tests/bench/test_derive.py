@@ -32,7 +32,10 @@ def test_speedup_and_its_noise_band():
 
 def test_quantity_values_from_the_h200_reference(spec, h200):
     values = quantity_values(spec.quantities, h200.measurements, "nvidia-h200", h200.device)
-    assert values["gpu_speedup@fp16,2^24"].value == pytest.approx(h200.quantities["gpu_speedup@fp16,2^24"].value)
+    # a merged reference's value is the median of its processes' ratios; its pooled samples agree within 1%
+    assert values["gpu_speedup@fp16,2^24"].value == pytest.approx(
+        h200.quantities["gpu_speedup@fp16,2^24"].value, rel=0.01
+    )
     # what the brief says of the H200: fusion wins ~4x in GPU time, loses or ties per call
     assert 3.6 < values["gpu_speedup@fp16,2^24"].ratio < 4.3
     assert values["wall_speedup@fp16,2^24"].ratio < 1.3

@@ -29,6 +29,8 @@ def cpu_run(tmp_path_factory, repo):
             str(out),
             "--plot",
             str(png),
+            "--processes",
+            "2",
         ],
         capture_output=True,
         text=True,
@@ -48,6 +50,18 @@ def test_cpu_reference_measures_every_case_both_ways(cpu_run, spec):
         assert len(m.samples_ms) == m.stats.n >= 3
         assert m.launches == (4 if m.case.variant == "eager" else 1) and m.launches_source == "model"
     assert set(run.quantities) == {q.id for q in spec.quantities}
+
+
+def test_cpu_reference_merges_two_fresh_processes_and_checks_fairness(cpu_run):
+    run, stdout, _ = cpu_run
+    assert [s.label for s in run.sources] == ["process 1", "process 2"]
+    assert run.fairness is not None and run.fairness.processes == 2 and run.fairness.items
+    assert "fairness check (2 processes" in stdout and "within one process vs between processes" in stdout
+    for v in run.quantities.values():
+        assert v.processes == 2 and len(v.process_ratios) == 2 and v.between_spread is not None
+    fp = run.device
+    assert fp.cpu_model and fp.peaks["copy_gbps"] == fp.copy_gbps
+    assert fp.peaks["matmul_tflops:float32"] > 0 and fp.peaks["matmul_tflops:bfloat16"] > 0
 
 
 def test_cpu_reference_shows_fusion_winning_at_large_n(cpu_run):

@@ -22,7 +22,7 @@ from autograder.sample.generate import generate_class
 from .tiny import write_tiny_lesson
 
 REPO = Path(__file__).resolve().parents[2]
-LESSONS = sorted(p.parent.name for p in (REPO / "source").glob("*/lesson.toml")) + ["99_tiny"]
+LESSONS = [*sorted(p.parent.name for p in (REPO / "source").glob("*/lesson.toml")), "99_tiny"]
 pytestmark = pytest.mark.slow
 
 
@@ -62,7 +62,7 @@ def test_cpu_reference_derives_every_quantity(lessons_course, cpu_references, na
     run = cpu_references[name]
     assert set(run.quantities) == {q.id for q in spec.quantities}
     for q in spec.quantities:
-        value, problem = kind_of(q).check(q, run.quantities[q.id].value)
+        _, problem = kind_of(q).check(q, run.quantities[q.id].value)
         assert problem is None, (q.id, problem)  # a student could have predicted exactly this
 
 
