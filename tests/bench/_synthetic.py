@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import math
 from datetime import datetime, timedelta, timezone
 
-from autograder.bench.derive import direction_of
+from autograder.kinds import kind_of
 from autograder.records import DeviceFingerprint, QuantityValue, ReferenceRun
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
@@ -30,7 +29,7 @@ def run(spec, ratios: dict[str, float], spread: float = 0.01, minute: int = 0, d
     values = {}
     for q in spec.quantities:
         r = ratios.get(q.id, 3.9 if q.kind == "speedup" else 1.0)
-        value = round(r, 4) if q.kind == "speedup" else direction_of(math.log(r), q.tolerance.dead_band, spread)
+        value = kind_of(q).value_of(q, r, spread)
         values[q.id] = QuantityValue(
             quantity=q.id, value=value, ratio=r, log_spread=spread, method=q.method, device=dev.key
         )
