@@ -88,3 +88,49 @@ def test_sample_class_agrees_on_both_grading_paths(lessons_course, cpu_reference
     assert got == want
     scores = [v for k, v in got.items() if len(k) == 2 and isinstance(v, float)]
     assert any(v > 0 for v in scores), "nobody in the sample class earned a point"
+
+
+def _solution_predictions(nb_path: Path) -> dict[str, object]:
+    import ast
+    import json
+
+    out: dict[str, object] = {}
+    for cell in json.loads(nb_path.read_text(encoding="utf-8"))["cells"]:
+        src = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        if cell["cell_type"] != "code" or ".predict(" not in src:
+            continue
+        for node in ast.walk(ast.parse(src)):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "predict" and len(node.args) >= 2:
+                out[ast.literal_eval(node.args[0])] = ast.literal_eval(node.args[1])
+    return out
+
+
+@pytest.mark.parametrize("name", [n for n in LESSONS if n != "99_tiny"])
+def test_instructor_solutions_earn_full_credit_on_the_h200(name):
+    """The solution cells were written from the H200 probe: graded against the committed H200 reference,
+    every one earns full credit and every explanation's numbers match the work model or the reference."""
+    from datetime import datetime, timezone
+
+    from autograder.grading.explanations import grade_explanation
+    from autograder.grading.scoring import grade_prediction
+    from autograder.records import Prediction
+
+    course = Course.at(REPO)
+    spec = course.spec(name)
+    ref = ReferenceStore(course.references).load(name, "nvidia-h200")
+    solutions = _solution_predictions(REPO / "source" / name / spec.notebook)
+    assert set(solutions) == {q.id for q in spec.quantities}
+    for q in spec.quantities:
+        value, problem = kind_of(q).check(q, solutions[q.id])
+        assert problem is None
+        p = Prediction(quantity=q.id, value=value, because="solution", at=datetime.now(timezone.utc), seq=1)
+        g = grade_prediction(q, spec.grade_ids[q.id], p, ref.quantities[q.id], ref.device.name, GradingPolicy())
+        assert g.fraction == 1.0, g.reason
+    import nbformat
+
+    from autograder.sample.generate import solution_texts
+
+    texts = solution_texts(nbformat.read(str(REPO / "source" / name / spec.notebook), as_version=4), spec)
+    for e in spec.explanations:
+        g = grade_explanation(texts[e.grade_id], spec, e, ref)
+        assert g.matched >= 3 and not g.flags, g.comment
