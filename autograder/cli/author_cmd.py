@@ -28,7 +28,7 @@ def new(
 
 @friendly_errors
 def lint(
-    name: Annotated[str, typer.Argument(help="Lesson (assignment) name, e.g. 04_fusion.")],
+    name: Annotated[str, typer.Argument(help="Lesson (assignment) name: a folder under source/.")],
     course: CourseOpt = Path("."),
     strict: Annotated[bool, typer.Option(help="Treat warnings (e.g. no reference yet) as errors.")] = False,
 ) -> None:

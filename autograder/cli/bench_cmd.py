@@ -87,7 +87,7 @@ def _spread_table(run: ReferenceRun) -> Table:
 
 @friendly_errors
 def bench(
-    assignment: Annotated[str, typer.Argument(help="Assignment id, e.g. 04_fusion.")],
+    assignment: Annotated[str, typer.Argument(help="Assignment id: a folder under source/ with a lesson.toml.")],
     runs: Annotated[
         list[Path] | None,
         typer.Argument(help="With --merge: stored runs (JSON) of one device model.", show_default=False),

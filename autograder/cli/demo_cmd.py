@@ -1,7 +1,8 @@
 """`autograder demo`: the main job on built-in defaults, in a scratch copy of the course.
 
-Measure the reference on whatever device is present, release the assignment into a gradebook, generate
-a sample class, grade it with the fast batch, and report — what an instructor's first hour looks like.
+For every lesson of the course: measure its reference on whatever device is present, release it into a
+gradebook, generate the same sample class's submissions, grade them with the fast batch; then report the
+course (per-student totals across lessons) — what an instructor's first hour looks like.
 """
 
 from __future__ import annotations
@@ -13,15 +14,6 @@ from typing import Annotated
 
 import typer
 
-from ..bench.report import plot_sweep, quantity_table
-from ..bench.store import ReferenceStore
-from ..config import LessonGrading, load_course_config
-from ..course import Course
-from ..errors import AutograderError
-from ..grading.batch import grade_class
-from ..grading.records_store import RecordStore
-from ..grading.report import plot_calibration, summary_rows, write_csv
-from ..sample.generate import generate_class
 from ._common import CourseOpt, console, course_at, friendly_errors
 
 
@@ -33,58 +25,95 @@ def _step(n: int, text: str) -> None:
 def demo(
     course: CourseOpt = Path("."),
     out: Annotated[Path, typer.Option(help="Scratch course folder to create (replaced if present).")] = Path("demo"),
-    assignment: Annotated[str, typer.Option(help="Assignment to demonstrate.")] = "04_fusion",
+    assignment: Annotated[
+        list[str] | None, typer.Option(help="Only these lessons (repeatable; default: every lesson in source/).")
+    ] = None,
     students: Annotated[int, typer.Option(help="Size of the sample class.")] = 40,
     device: Annotated[str | None, typer.Option(help="Device to measure on (default: CUDA if present).")] = None,
 ) -> None:
-    """Measure the reference here, generate and grade a sample class, print the class report."""
+    """Measure every lesson's reference here, grade a sample class in each, print the course report."""
+    from ..bench.report import plot_sweep, quantity_table
     from ..bench.runner import run_reference  # torch: imported only when measuring
+    from ..bench.store import ReferenceStore
+    from ..config import LessonGrading, load_course_config
+    from ..course import Course
+    from ..errors import AutograderError
+    from ..grading.batch import grade_class
+    from ..grading.course_report import read_course_scores, write_course_csv
+    from ..grading.records_store import RecordStore
+    from ..grading.report import plot_calibration, summary_rows
+    from ..sample.generate import generate_class
 
     src = course_at(course)
     if not (src.root / "nbgrader_config.py").exists():
         raise AutograderError(f"{src.root} is not a course (no nbgrader_config.py); run from the repository root")
+    lessons = assignment or sorted(p.parent.name for p in (src.root / "source").glob("*/lesson.toml"))
+    if not lessons:
+        raise AutograderError(f"no lessons under {src.root / 'source'} (folders with a lesson.toml)")
     dst = out.resolve()
     t0 = time.perf_counter()
     if dst.exists():
         shutil.rmtree(dst)
     c = Course.copy(src.root, dst)
-    spec = c.spec(assignment)
-
-    _step(1, f"measure the {assignment} reference on this machine")
-    run = run_reference(spec, device, progress=lambda d, t, w: console.print(f"  [{d}/{t}] {w}", highlight=False))
-    ReferenceStore(c.references).save(run)
-    console.print(f"  {run.device.name}: copy roofline {run.device.copy_gbps:,.0f} GB/s, {run.duration_s:.0f} s")
-    console.print(quantity_table(run))
-    console.print(f"  sweep plot: {plot_sweep(run, dst / 'reports' / assignment / f'sweep-{run.device.key}.png')}")
-
-    _step(2, "release the assignment (nbgrader generate_assignment)")
-    c.generate_assignment(assignment)
-    console.print(f"  release/{assignment}/{spec.notebook} and the gradebook are ready")
-
     settings = LessonGrading(config=load_course_config(dst))
     settings.course_root = str(dst)
     policy = settings.policy()
-    ref = ReferenceStore(c.references).load(assignment, policy.device_of_record)
-    _step(3, f"a sample class of {students} submissions (around the {ref.device.name} reference)")
-    generate_class(dst, spec, ref, dst / "release" / assignment / spec.notebook, students, seed=0)
+    names = [f"student{i:03d}" for i in range(students)]
+
+    _step(1, f"measure the references of {', '.join(lessons)} on this machine")
+    for name in lessons:
+        run = run_reference(c.spec(name), device)
+        ReferenceStore(c.references).save(run)
+        console.print(f"  {name}: {run.device.name}, {len(run.measurements)} measurements in {run.duration_s:.0f} s")
+        console.print(quantity_table(run))
+        plot_sweep(run, dst / "reports" / name / f"sweep-{run.device.key}.png", c.spec(name).workload.size_param)
+
+    _step(2, "release the lessons (nbgrader generate_assignment)")
+    for name in lessons:
+        c.generate_assignment(name)
+    console.print(f"  release/ and the gradebook are ready for {len(lessons)} lessons")
+
+    _step(
+        3,
+        f"a sample class of {students} students submits every lesson (around the {policy.device_of_record} reference)",
+    )
+    for i, name in enumerate(lessons):
+        spec = c.spec(name)
+        ref = ReferenceStore(c.references).load(name, policy.device_of_record)
+        generate_class(dst, spec, ref, dst / "release" / name / spec.notebook, students, seed=i, names=names)
 
     _step(4, f"grade them (fast batch; device of record: {policy.device_of_record})")
-    t = time.perf_counter()
-    result = grade_class(c, assignment, policy)
-    console.print(
-        f"  graded {len(result.graded)} submissions in {time.perf_counter() - t:.1f} s "
-        f"(records + gradebook), {len(result.failed)} failed"
-    )
+    for name in lessons:
+        t = time.perf_counter()
+        result = grade_class(c, name, policy)
+        console.print(
+            f"  {name}: graded {len(result.graded)} in {time.perf_counter() - t:.1f} s (records + gradebook), "
+            f"{len(result.failed)} failed"
+        )
 
     _step(5, "report")
-    records = RecordStore(c.records).all(assignment)
-    for k, v in summary_rows(records):
-        console.print(f"  {k:<40} {v}", highlight=False)
-    example = next((r for r in records if "typical" in r.student), records[0])
-    console.print(f"\n  what student {example.student} reads:")
-    for g in example.predictions:
-        console.print(f"    {g.points:g}/{g.max_points:g}  {g.reason}", highlight=False)
-    console.print(f"    {example.explanations[0].comment}", highlight=False)
-    console.print(f"\n  CSV: {write_csv(records, dst / 'reports' / assignment / 'grades.csv')}")
-    console.print(f"  calibration plot: {plot_calibration(records, dst / 'reports' / assignment / 'calibration.png')}")
+    for name in lessons:
+        records = RecordStore(c.records).all(name)
+        console.print(f"  [bold]{name}[/]")
+        for k, v in summary_rows(records)[:6]:
+            console.print(f"    {k:<38} {v}", highlight=False)
+        console.print(f"    calibration plot: {plot_calibration(records, dst / 'reports' / name / 'calibration.png')}")
+    example = RecordStore(c.records).load(lessons[0], names[0])
+    if example is not None:
+        console.print(f"\n  what {example.student} reads for {lessons[0]}:")
+        for g in example.predictions:
+            console.print(f"    {g.points:.2f}/{g.max_points:g}  {g.reason}", highlight=False)
+    scores = read_course_scores(c.gradebook_url, lessons)
+    top = sorted(scores.students, key=scores.course_total, reverse=True)
+    console.print(
+        f"\n  course totals (auto + manual from the gradebook; explanations await manual grading), of "
+        f"{scores.course_max:g}:"
+    )
+    for s in [*top[:3], "…", *top[-2:]] if len(top) > 5 else top:
+        if s == "…":
+            console.print("    …")
+            continue
+        per = "  ".join(f"{a} {scores.total.get((s, a), 0):.2f}" for a in lessons)
+        console.print(f"    {s}  {per}  = {scores.course_total(s):.2f}", highlight=False)
+    console.print(f"  course CSV: {write_course_csv(scores, dst / 'reports' / 'course.csv')}")
     console.print(f"\ndemo finished in {time.perf_counter() - t0:.0f} s; everything is under {dst}")

@@ -21,7 +21,7 @@ Executor = Literal["local", "slurm"]
 
 @friendly_errors
 def grade(
-    assignment: Annotated[str, typer.Argument(help="Assignment id, e.g. 04_fusion.")],
+    assignment: Annotated[str, typer.Argument(help="Assignment id: a folder under source/ with a lesson.toml.")],
     course: CourseOpt = Path("."),
     workers: Annotated[int, typer.Option(help="Processes (default: all cores).")] = 0,
     force: Annotated[bool, typer.Option(help="Regrade even when a record matches the notebook's hash.")] = False,

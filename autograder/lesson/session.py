@@ -2,9 +2,9 @@
 
     from autograder.lesson import Lesson
     L = Lesson.load()                       # reads lesson.toml beside the notebook
-    L.predict("gpu_speedup@fp16,2^24", 3.0, because="...")
-    L.measure("float16", 24)                # every variant at one point of the workload, both timing methods
-    L.grade("gpu_speedup@fp16,2^24")        # test cell: a preview now, the real grade under nbgrader
+    L.predict("speedup@fp32,2^20", 2.0, because="...")
+    L.measure("float32", 20)                # every variant at one point of the workload, both timing methods
+    L.grade("speedup@fp32,2^20")            # test cell: a preview now, the real grade under nbgrader
     L.status()                              # committed / valid / missing, before submitting
 
 Under ``nbgrader autograde`` (NBGRADER_EXECUTION=autograde) nothing is measured or re-committed: the

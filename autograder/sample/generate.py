@@ -245,8 +245,12 @@ def generate_class(
     students: int,
     seed: int = 0,
     due: datetime | None = None,
+    names: list[str] | None = None,
 ) -> list[str]:
-    """Write ``submitted/<student>/<assignment>/`` for ``students`` synthetic students; returns their ids."""
+    """Write ``submitted/<student>/<assignment>/`` for ``students`` synthetic students; returns their ids.
+
+    ``names`` gives the students' ids (the same class across the lessons of a course); by default each id
+    says its persona."""
     rng = random.Random(seed)
     release = nbformat.read(str(release_nb_path), as_version=4)
     source_path = Path(course_root) / "source" / spec.id / spec.notebook
@@ -258,7 +262,7 @@ def generate_class(
     weights = [p.weight for p in PERSONAS]
     for i in range(students):
         persona = rng.choices(PERSONAS, weights)[0]
-        sid = f"s{i:04d}_{persona.name}"
+        sid = names[i] if names else f"s{i:04d}_{persona.name}"
         nb = make_submission(release, spec, ref, persona, seed * 100003 + i, start, solutions)
         folder = Path(course_root) / "submitted" / sid / spec.id
         folder.mkdir(parents=True, exist_ok=True)
