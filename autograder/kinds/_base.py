@@ -69,6 +69,11 @@ class Kind:
     def cases(self, q: Quantity) -> list[Case]:
         raise NotImplementedError
 
+    def touched_by(self, q: Quantity, cases: Iterable[Case]) -> bool:
+        """Whether measuring ``cases`` shows something this quantity is derived from."""
+        keys = {c.key for c in self.cases(q)}
+        return any(c.key in keys for c in cases)
+
     def derive(self, q: Quantity, ms: Measurements, fp: DeviceFingerprint | None, device: str) -> QuantityValue | None:
         """The quantity's value on this device, or None when what it needs was not measured."""
         raise NotImplementedError

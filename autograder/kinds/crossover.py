@@ -5,6 +5,7 @@ interpolating (in log space) where it first crosses a threshold."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import Field
@@ -51,6 +52,19 @@ class CrossoverKind(Kind):
             for c in kind_of(sub).cases(sub):
                 out[c.key] = c
         return list(out.values())
+
+    def touched_by(self, q: Quantity, cases: Iterable[Case]) -> bool:
+        a = self.args(q)
+        if a.values is not None:
+            return super().touched_by(q, cases)
+        fixed = {**a.case, **a.metric.get("case", {})}
+        variant = a.metric.get("variant")
+        return any(
+            a.param in c.params
+            and (variant is None or c.variant == variant)
+            and all(c.params.get(k) == v for k, v in fixed.items())
+            for c in cases
+        )
 
     def primary_params(self, q: Quantity) -> dict[str, ParamValue]:
         return dict(self.args(q).case)

@@ -28,7 +28,7 @@ from ..grading.reader import SubmissionReading
 from ..grading.values import check_value
 from ..kinds import kind_of
 from ..ledger import append, committed_predictions, genesis, verify_chains
-from ..records import LedgerEntry, Measurement, ParamValue, render_params
+from ..records import Case, LedgerEntry, Measurement, ParamValue, render_params
 from ..spec import LessonSpec, load_spec
 from ._output import show_ledger, show_text
 
@@ -54,6 +54,7 @@ class Lesson:
         self._device: Any = None
         self._device_name = "?"
         self._device_key = "?"
+        self.validating = False
 
     # ------------------------------------------------------------------ setup
     @classmethod
@@ -68,9 +69,23 @@ class Lesson:
             show_text(f"{spec.id}: grading mode — your committed predictions are graded against {dev}.")
             return lesson
         lesson = cls(spec, f, None, False)
+        if os.environ.get("NBGRADER_EXECUTION") == "validate":
+            # `nbgrader validate` / the Validate button re-runs the saved notebook in a new kernel: it must
+            # never commit, measure or change the student's ledger, only read it
+            lesson.validating = True
+            lesson.chain = lesson._read_sidecar()
+            show_text(f"{spec.id}: validating — nothing is committed or measured; your ledger is left as it is.")
+            return lesson
         lesson._start_device()
         lesson._resume_or_start()
         return lesson
+
+    def _read_sidecar(self) -> list[LedgerEntry]:
+        try:
+            verdict, chain = verify_chains([json.loads(self.sidecar.read_text(encoding="utf-8"))])
+        except (ValueError, OSError):
+            return []
+        return chain if verdict.trusted else []
 
     @property
     def sidecar(self) -> Path:
@@ -133,6 +148,9 @@ class Lesson:
         q = self.spec.quantity(quantity)
         if self.grading_mode:
             show_text(f"(grading) {quantity}: the prediction committed in your submitted notebook is used.")
+            return
+        if self.validating:
+            show_text(f"(validating) {quantity}: not committed here; run the cell in your notebook to commit it.")
             return
         if value is None:
             show_text(
@@ -197,7 +215,35 @@ class Lesson:
             self._measurements[key] = self._harness_for_device().measure(self.spec.workload, params, variants)
         return self._measurements[key]
 
-    def _record_quantities(self, touched: set[str]) -> list[str]:
+    def _cases_at(self, point: dict[str, ParamValue]) -> list[Case]:
+        return [Case(variant=v, params=point) for v in self.spec.workload.variants]
+
+    def _may_reveal(self, cases: list[Case]) -> bool:
+        """Refuse a measurement that would show a quantity nobody has predicted yet.
+
+        Measuring first and committing afterwards would mark the prediction as made after measuring (and
+        cost credit), so the numbers are not shown at all: the student commits, then runs the cell again.
+        Run All with the predictions still empty therefore costs nothing."""
+        from ..kinds import kind_of
+
+        committed = committed_predictions(self.chain)
+        missing = [
+            q.id
+            for q in self.spec.for_device(self._kind).quantities
+            if q.id not in committed and kind_of(q).touched_by(q, cases)
+        ]
+        if missing:
+            show_text(
+                "✋ not measured yet: this would reveal "
+                + ", ".join(missing)
+                + ", which you have not predicted. Commit your prediction"
+                + ("s" if len(missing) > 1 else "")
+                + " in the cells above (replace None, run the cell), then run this cell again."
+            )
+            return False
+        return True
+
+    def _record_quantities(self, touched: list[Case]) -> list[str]:
         from ..bench.derive import quantity_value
         from ..kinds import Measurements, kind_of
 
@@ -205,7 +251,7 @@ class Lesson:
         lines = []
         for q in self.spec.for_device(self._kind).quantities:
             kind = kind_of(q)
-            if not any(c.key in touched for c in kind.cases(q)):
+            if not kind.touched_by(q, touched):
                 continue
             fp = self._fingerprint() if kind.name in ("peak_fraction", "crossover") else None
             v = quantity_value(q, index, self._device_key, fp)
@@ -233,7 +279,7 @@ class Lesson:
 
     def device(self) -> None:
         """This device and its measured ceilings: copy roofline, matrix-multiply peaks, ridge points."""
-        if self.grading_mode:
+        if self.grading_mode or self.validating:
             show_text("(grading) device measurement skipped: the stored reference is used.")
             return
         fp = self._fingerprint()
@@ -254,8 +300,11 @@ class Lesson:
         wl = self.spec.workload
         asked = wl.case_params(args, params)
         point = self.spec.substitute(self._kind, asked)
-        if self.grading_mode:
-            show_text(f"(grading) measurement of {wl.describe(point)} skipped: the stored reference is used.")
+        if self.grading_mode or self.validating:
+            what = "grading" if self.grading_mode else "validating"
+            show_text(f"({what}) measurement of {wl.describe(point)} skipped: the stored reference is used.")
+            return
+        if not self._may_reveal(self._cases_at(point)):
             return
         ms = self._measure_point(point)
         by: dict[tuple[str, str], Measurement] = {(m.case.variant, m.method): m for m in ms}
@@ -300,7 +349,7 @@ class Lesson:
             for v in variants
         )
         lines.append(f"kernels counted: {counted} ({source}); achieved (gpu_time): {rates}")
-        lines += self._record_quantities({m.case.key for m in ms})
+        lines += self._record_quantities([m.case for m in ms])
         show_ledger(self.spec.id, self.chain, "\n".join(lines))
 
     def sweep(self, *args: ParamValue, **fixed: ParamValue) -> None:
@@ -310,13 +359,17 @@ class Lesson:
 
         wl = self.spec.workload
         fixed_params = wl.case_params(args, fixed)
-        if self.grading_mode:
-            show_text(f"(grading) sweep at {fixed_params} skipped: the stored reference is used.")
+        if self.grading_mode or self.validating:
+            what = "grading" if self.grading_mode else "validating"
+            show_text(f"({what}) sweep at {fixed_params} skipped: the stored reference is used.")
             return
         kind = self._kind
-        groups = group_cases(self.spec.grid_cases(kind, self.spec.substitute(kind, fixed_params)))
+        cases = self.spec.grid_cases(kind, self.spec.substitute(kind, fixed_params))
+        groups = group_cases(cases)
         if not groups:
             raise PredictionError(f"no sweep of this lesson on {kind} matches {fixed_params}")
+        if not self._may_reveal(cases):
+            return
         variants = [v for v in wl.variants if any(v in vs for _, vs in groups)]
         base = variants[0]
         size = wl.size_param
@@ -327,10 +380,10 @@ class Lesson:
             head += "".join(f" {method + ' ' + v[:8]:>13}" for v in variants)
             head += "".join(f" {method + ' ×':>8}" for _ in variants[1:])
         lines.append(head)
-        touched: set[str] = set()
+        touched: list[Case] = []
         for params, vs in groups:
             ms = self._measure_point(params, vs)
-            touched |= {m.case.key for m in ms}
+            touched += [m.case for m in ms]
             by: dict[tuple[str, str], float] = {(m.case.variant, m.method): m.median_ms for m in ms}
             at = params.get(size)
             row = f"{'2^' + str(at) if size.startswith('log2_') else str(at):>10}"

@@ -210,12 +210,13 @@ def make_submission(
             if qid in preds:
                 chain.append(append(chain, "prediction", qid, preds[qid], tick(), f"my work model for {qid}"))
                 cell.outputs.append(out(f"committed {qid}"))
-        touched = {c.key for c in measured_cases(src, spec, ref.device.kind)}
+        cases = measured_cases(src, spec, ref.device.kind)
+        touched = {c.key for c in cases}
         if touched:
             done |= touched
             for q in spec.quantities:
                 keys = {c.key for c in kind_of(q).cases(q)}
-                if keys & touched and keys <= done and q.id in measured:
+                if kind_of(q).touched_by(q, cases) and keys <= done and q.id in measured:
                     chain.append(append(chain, "measurement", q.id, measured[q.id], tick(), meta=device))
                     recorded.add(q.id)
             cell.outputs.append(out("measured"))

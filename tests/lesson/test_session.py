@@ -54,3 +54,42 @@ def test_measure_on_cpu_records_both_methods(lesson_dir, capsys):
     kinds = [(e.kind, e.quantity) for e in L.chain]
     assert ("measurement", "wall_speedup@fp16,2^12") in kinds
     assert L.grade("wall_speedup@fp16,2^12") is None  # a preview for the student, not points
+
+
+def test_measuring_before_predicting_reveals_nothing_and_costs_nothing(lesson_dir, capsys):
+    """Run All with the predictions still empty: the measure cell refuses, so committing afterwards is a
+    plain commitment, not a revision."""
+    L = Lesson.load(lesson_dir)
+    L.predict("wall_speedup@fp16,2^12", None)
+    L.measure("float16", 12)
+    out = capsys.readouterr().out
+    assert "not measured yet" in out and "wall_speedup@fp16,2^12" in out and "wall_per_call" not in out
+    assert [e.kind for e in L.chain] == ["genesis"]
+    L.predict("wall_speedup@fp16,2^12", 0.8, because="dispatch-bound at 8 KB")
+    L.measure("float16", 12)
+    from autograder.ledger import committed_predictions
+
+    assert not committed_predictions(L.chain)["wall_speedup@fp16,2^12"].revised_after_measurement
+
+
+def test_nbgrader_validate_never_touches_the_ledger(lesson_dir, repo, tmp_path):
+    import subprocess
+    import sys
+
+    import nbformat
+
+    from autograder.sample.fill import fill_predictions
+
+    L = Lesson.load(lesson_dir)
+    L.predict("gpu_speedup@fp16,2^24", 3.9, because="4x less traffic")
+    before = (lesson_dir / ".04_fusion.ledger.json").read_bytes()
+    nb = nbformat.read(str(repo / "release/04_fusion/04_fusion.ipynb"), as_version=4)
+    fill_predictions(nb, {"gpu_speedup@fp16,2^24": (3.5, "changed my mind in the saved file")})
+    path = lesson_dir / "04_fusion.ipynb"
+    nbformat.write(nb, str(path))
+    r = subprocess.run(
+        [sys.executable, "-m", "nbgrader", "validate", str(path)], capture_output=True, text=True, cwd=tmp_path,
+        timeout=600,
+    )
+    assert "Traceback" not in r.stdout, r.stdout[-2000:]
+    assert (lesson_dir / ".04_fusion.ledger.json").read_bytes() == before
