@@ -9,11 +9,10 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ..config import LessonGrading, SlurmGrading, load_course_config
-from ..grading.batch import grade_class
+from ..config import CourseSettings
+from ..grading.batch import LocalRunner, Runner, grade_class
 from ..grading.records_store import RecordStore
 from ..grading.report import plot_calibration, summary_rows, write_csv
-from ..scaleout.slurm import grade_on_slurm
 from ._common import CourseOpt, console, course_at, friendly_errors
 
 Executor = Literal["local", "slurm"]
@@ -39,11 +38,18 @@ def grade(
 
     Uses the stored reference of the device of record (nbgrader_config.py: LessonGrading), writes one
     record per student under COURSE/records/ (atomically; a rerun skips what is already graded) and the
-    same scores as `nbgrader autograde` into the gradebook.
+    same rows as `nbgrader autograde` into the gradebook nbgrader is configured with
+    (CourseDirectory.db_url: SQLite or PostgreSQL), in bulk.
     """
     c = course_at(course)
-    settings = LessonGrading(config=load_course_config(c.root))
-    settings.course_root = str(c.root)
+    settings = CourseSettings.load(c.root)
+    runner: Runner
+    if executor == "slurm":
+        from ..scaleout.slurm import SlurmRunner
+
+        runner = SlurmRunner(settings.slurm, c)
+    else:
+        runner = LocalRunner(workers)
     with Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
     ) as bar:
@@ -54,15 +60,10 @@ def grade(
                 tasks[stage] = bar.add_task(stage, total=total)
             bar.update(tasks[stage], completed=done, total=total)
 
-        if executor == "slurm":
-            slurm = SlurmGrading(config=load_course_config(c.root)).settings()
-            result = grade_on_slurm(
-                c, assignment, settings.policy(), slurm, force, student or None, progress, gradebook
-            )
-        else:
-            result = grade_class(
-                c, assignment, settings.policy(), workers or None, force, student or None, progress, gradebook
-            )
+        result = grade_class(
+            c, assignment, settings.policy, None, force, student or None, progress, gradebook,
+            runner=runner, settings=settings,
+        )
     console.print(
         f"graded {len(result.graded)}, unchanged {len(result.skipped)}, failed {len(result.failed)}; "
         f"records in {c.records / assignment}"

@@ -1,27 +1,28 @@
 """The fast batch: grade a whole class from the submitted notebooks, no kernel per notebook.
 
-Parallel across processes; each submission's record is written atomically as soon as it is graded, so a
-killed batch resumes where it stopped (a record whose notebook hash still matches is not regraded).
-The gradebook is written last, under a file lock, idempotently: two graders at once, or a rerun, leave
-the same rows.
+One driver, :func:`grade_class`, whatever runs the work: the class is cut into shards, a :class:`Runner`
+grades them (in this process, in a local process pool, or as a Slurm job array: autograder.scaleout.slurm)
+and then merges: cross-class checks on the records, then the gradebook in one bulk transaction.
+Each submission's record is written atomically as soon as it is graded, so a killed batch resumes where it
+stopped (a record whose notebook hash still matches is not regraded). The gradebook write is idempotent
+and serialized between writers: two graders at once, or a rerun, leave the same rows.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-
-from filelock import FileLock
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..bench.store import ReferenceStore
 from ..course import Course
 from ..records import ChainVerdict, SubmissionGrade
+from ..scaleout.settings import plan_shards
 from ..spec import LessonSpec
 from .cohort import flag_shared_chains
 from .grade import grade_submission
@@ -30,18 +31,24 @@ from .reader import read_notebook_bytes
 from .records_store import RecordStore
 from .references import ReferenceSet
 
+if TYPE_CHECKING:
+    from ..config import CourseSettings
+
 __all__ = [
     "BatchResult",
+    "LocalRunner",
+    "Runner",
+    "ShardWork",
     "Submission",
     "collect",
     "finalize",
     "find_submissions",
     "grade_class",
     "grade_shard",
-    "write_gradebook",
 ]
 
 Progress = Callable[[str, int, int], None]
+Outcome = tuple[str, str, str | None]  # (student, 'graded'|'skipped', error)
 
 
 @dataclass(frozen=True)
@@ -75,8 +82,9 @@ def find_submissions(course: Course, spec: LessonSpec, students: list[str] | Non
     out: list[Submission] = []
     if not course.submitted.is_dir():
         return out
-    for d in sorted(course.submitted.iterdir()):
-        if not d.is_dir() or (students and d.name not in students):
+    wanted = set(students or ())
+    for d in sorted(course.submitted.iterdir(), key=lambda p: p.name):
+        if wanted and d.name not in wanted:
             continue
         folder = d / spec.id
         if folder.is_dir():
@@ -101,8 +109,8 @@ def _init_worker(root: str, assignment: str, policy_json: str) -> None:
     )
 
 
-def _grade_one(student: str, path: str, force: bool) -> tuple[str, str, str | None]:
-    """(student, 'graded'|'skipped', error). Always leaves a record, even for an unreadable file."""
+def _grade_one(student: str, path: str, force: bool) -> tuple[Outcome, SubmissionGrade | None]:
+    """Always leaves a record, even for an unreadable file."""
     spec: LessonSpec = _STATE["spec"]  # type: ignore[assignment]
     store: RecordStore = _STATE["store"]  # type: ignore[assignment]
     try:
@@ -116,7 +124,7 @@ def _grade_one(student: str, path: str, force: bool) -> tuple[str, str, str | No
     if not force:
         old = store.load(spec.id, student)
         if old is not None and old.notebook_sha256 == sha and read_error is None:
-            return student, "skipped", None
+            return (student, "skipped", None), old
     if read_error is not None:
         record = SubmissionGrade(
             student=student,
@@ -134,74 +142,228 @@ def _grade_one(student: str, path: str, force: bool) -> tuple[str, str, str | No
         reading = read_notebook_bytes(data, spec)
         record = grade_submission(reading, spec, _STATE["refs"], _STATE["policy"], student)  # type: ignore[arg-type]
     store.save(record)
-    return student, "graded", None
+    return (student, "graded", None), record
+
+
+def _grade_items(items: Sequence[tuple[str, str]], force: bool) -> tuple[list[Outcome], list[SubmissionGrade]]:
+    outcomes, records = [], []
+    for student, path in items:
+        try:
+            outcome, record = _grade_one(student, path, force)
+        except Exception as exc:  # one bad submission never costs the shard
+            outcome, record = (student, "graded", f"{type(exc).__name__}: {exc}"), None
+        outcomes.append(outcome)
+        if record is not None:
+            records.append(record)
+    return outcomes, records
 
 
 def grade_shard(
     root: str, assignment: str, policy_json: str, items: list[tuple[str, str]], force: bool = False
-) -> list[tuple[str, str, str | None]]:
+) -> list[Outcome]:
     """Grade a list of (student, notebook path) in this process: the unit of work of a Slurm array task."""
     _init_worker(root, assignment, policy_json)
-    return [_grade_one(student, path, force) for student, path in items]
+    return _grade_items(items, force)[0]
 
 
+def _grade_shard_local(items: list[tuple[str, str]], force: bool) -> tuple[list[Outcome], list[SubmissionGrade]]:
+    """A pool worker's shard (the worker was initialized once): outcomes and the records themselves, so
+    the merge need not read them back from disk."""
+    return _grade_items(items, force)
+
+
+# --- runners -----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ShardWork:
+    """What every shard of one class shares, and each shard's (student, notebook path) items."""
+
+    root: str
+    assignment: str
+    policy_json: str
+    force: bool
+    shards: list[list[tuple[str, str]]]
+
+
+ShardResult = tuple[list[Outcome], list[SubmissionGrade] | None] | None  # None: the shard failed (see why)
+
+
+class Runner(Protocol):
+    """Where shards run. ``grade`` returns one result per shard and {shard index: why} for failed ones."""
+
+    def shard_count(self, n: int) -> int: ...
+
+    def prepare(self, course: Course, assignment: str, policy: GradingPolicy, progress: Progress | None) -> None: ...
+
+    def grade(self, work: ShardWork, progress: Progress | None) -> tuple[list[ShardResult], dict[int, str]]: ...
+
+    def merge(
+        self,
+        settings: CourseSettings,
+        spec: LessonSpec,
+        subs: list[Submission],
+        gradebook: bool,
+        records: dict[str, SubmissionGrade] | None,
+        progress: Progress | None,
+    ) -> list[SubmissionGrade]: ...
+
+
+@dataclass(frozen=True)
+class LocalRunner:
+    """Shards on this machine: in this process (workers=1) or a process pool, a few shards per worker
+    so that progress moves and a slow shard does not idle the others."""
+
+    workers: int = 0
+    shards_per_worker: int = 8
+    min_shard: int = 16
+
+    @property
+    def n_workers(self) -> int:
+        return max(1, self.workers or os.cpu_count() or 1)
+
+    def shard_count(self, n: int) -> int:
+        return plan_shards(n, self.n_workers * self.shards_per_worker, self.min_shard)
+
+    def prepare(self, course: Course, assignment: str, policy: GradingPolicy, progress: Progress | None) -> None:
+        ReferenceSet(ReferenceStore(course.references), assignment, policy).course_reference()  # fail early
+
+    def grade(self, work: ShardWork, progress: Progress | None) -> tuple[list[ShardResult], dict[int, str]]:
+        total = sum(len(s) for s in work.shards)
+        results: list[ShardResult] = [None] * len(work.shards)
+        failed: dict[int, str] = {}
+        done = 0
+        if progress:
+            progress("grading", 0, total)
+        if self.n_workers == 1 or len(work.shards) <= 1:
+            _init_worker(work.root, work.assignment, work.policy_json)
+            for i, items in enumerate(work.shards):
+                results[i] = _grade_items(items, work.force)
+                done += len(items)
+                if progress:
+                    progress("grading", done, total)
+            return results, failed
+        init = (work.root, work.assignment, work.policy_json)
+        workers = min(self.n_workers, len(work.shards))
+        with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=init) as pool:
+            futures = {pool.submit(_grade_shard_local, items, work.force): i for i, items in enumerate(work.shards)}
+            for fut in as_completed(futures):
+                i = futures[fut]
+                try:
+                    results[i] = fut.result()
+                except Exception as exc:  # a worker died: its shard's students are reported, never dropped
+                    failed[i] = f"{type(exc).__name__}: {exc}"
+                done += len(work.shards[i])
+                if progress:
+                    progress("grading", done, total)
+        return results, failed
+
+    def merge(
+        self,
+        settings: CourseSettings,
+        spec: LessonSpec,
+        subs: list[Submission],
+        gradebook: bool,
+        records: dict[str, SubmissionGrade] | None,
+        progress: Progress | None,
+    ) -> list[SubmissionGrade]:
+        return finalize(settings, spec, subs, gradebook, progress, records)
+
+
+# --- merge -------------------------------------------------------------------------------------------
 def finalize(
-    course: Course, spec: LessonSpec, subs: list[Submission], gradebook: bool, progress: Progress | None = None
+    settings: CourseSettings,
+    spec: LessonSpec,
+    subs: list[Submission],
+    gradebook: bool,
+    progress: Progress | None = None,
+    records: dict[str, SubmissionGrade] | None = None,
 ) -> list[SubmissionGrade]:
-    """The merge step: cross-class checks on the records, then the gradebook. Idempotent."""
-    store = RecordStore(course.records)
-    records = {r.student: r for r in (store.load(spec.id, s.student) for s in subs) if r is not None}
-    for changed in flag_shared_chains(list(records.values())):
+    """The merge step: cross-class checks on the records, then the gradebook. Idempotent.
+
+    ``records``: those already in memory (the local runner's); the others are read from the store."""
+    from .gradebook_sync import write_gradebook
+
+    store = RecordStore(settings.course.records)
+    have = dict(records or {})
+    for s in subs:
+        if s.student not in have:
+            r = store.load(spec.id, s.student)
+            if r is not None:
+                have[s.student] = r
+    ordered = [have[s.student] for s in subs if s.student in have]
+    by_student = {r.student: r for r in ordered}
+    for changed in flag_shared_chains(ordered):
         store.save(changed)
-        records[changed.student] = changed
+        by_student[changed.student] = changed
+    final = [by_student[r.student] for r in ordered]
     if gradebook:
-        write_gradebook(course, spec, list(records.values()), {s.student: s for s in subs}, progress)
-    return list(records.values())
+        write_gradebook(
+            settings.db_url,
+            settings.course_id,
+            spec.id,
+            Path(spec.notebook).stem,
+            final,
+            {s.student: s.timestamp for s in subs},
+            progress,
+        )
+    return final
 
 
-# --- driver ------------------------------------------------------------------------------------------
+# --- the driver --------------------------------------------------------------------------------------
 def grade_class(
     course: Course,
     assignment: str,
-    policy: GradingPolicy,
+    policy: GradingPolicy | None = None,
     workers: int | None = None,
     force: bool = False,
     students: list[str] | None = None,
     progress: Progress | None = None,
     gradebook: bool = True,
+    *,
+    runner: Runner | None = None,
+    settings: CourseSettings | None = None,
 ) -> BatchResult:
+    """Grade the class (or ``students``) of ``assignment``: shards through ``runner`` (default: a local
+    process pool of ``workers``), then the merge. ``settings`` (the course's nbgrader_config.py, read
+    here when not given) names the gradebook; ``policy`` overrides its grading rules."""
+    if settings is None:
+        from ..config import CourseSettings
+
+        settings = CourseSettings.load(course.root)
+    policy = settings.policy if policy is None else policy
+    runner = runner or LocalRunner(workers or 0)
     spec = course.spec(assignment)
-    ReferenceSet(ReferenceStore(course.references), assignment, policy).course_reference()  # fail early, clearly
+    runner.prepare(course, assignment, policy, progress)
     subs = find_submissions(course, spec, students)
+    n_shards = runner.shard_count(len(subs))
+    shards = [subs[i::n_shards] for i in range(n_shards)] if subs else []
+    work = ShardWork(
+        str(course.root),
+        assignment,
+        policy.model_dump_json(),
+        force,
+        [[(s.student, str(s.path)) for s in shard] for shard in shards],
+    )
+    outcomes, failed = runner.grade(work, progress)
     result = BatchResult()
-    workers = max(1, workers or os.cpu_count() or 1)
-    args = (str(course.root), assignment, policy.model_dump_json())
-    done = 0
-    if progress:
-        progress("grading", 0, len(subs))
-    if workers == 1:
-        _init_worker(*args)
-        for s in subs:
-            collect(result, _grade_one(s.student, str(s.path), force))
-            done += 1
-            if progress:
-                progress("grading", done, len(subs))
-    else:
-        with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=args) as pool:
-            futures = {pool.submit(_grade_one, s.student, str(s.path), force): s.student for s in subs}
-            for fut in as_completed(futures):
-                done += 1
-                try:
-                    collect(result, fut.result())
-                except Exception as exc:
-                    result.failed[futures[fut]] = f"{type(exc).__name__}: {exc}"
-                if progress:
-                    progress("grading", done, len(subs))
-    result.records = finalize(course, spec, subs, gradebook, progress)
+    in_memory: dict[str, SubmissionGrade] | None = {}
+    for i, shard_out in enumerate(outcomes):
+        if shard_out is None:
+            for s in shards[i]:
+                result.failed[s.student] = f"shard {i}: {failed.get(i, 'failed')}"
+            continue
+        shard_outcomes, shard_records = shard_out
+        for outcome in shard_outcomes:
+            collect(result, outcome)
+        if shard_records is None:
+            in_memory = None
+        elif in_memory is not None:
+            in_memory.update((r.student, r) for r in shard_records)
+    merged = runner.merge(settings, spec, subs, gradebook, in_memory, progress)
+    result.records = merged
     return result
 
 
-def collect(result: BatchResult, outcome: tuple[str, str, str | None]) -> None:
+def collect(result: BatchResult, outcome: Outcome | Sequence[Any]) -> None:
     student, state, error = outcome
     if error:
         result.failed[student] = error
@@ -209,27 +371,3 @@ def collect(result: BatchResult, outcome: tuple[str, str, str | None]) -> None:
         result.skipped.append(student)
     else:
         result.graded.append(student)
-
-
-def write_gradebook(
-    course: Course,
-    spec: LessonSpec,
-    records: list[SubmissionGrade],
-    submissions: dict[str, Submission],
-    progress: Progress | None = None,
-) -> None:
-    """Write every record into nbgrader's gradebook, one transaction per student, under a file lock."""
-    from nbgrader.api import Gradebook
-
-    from .gradebook_sync import write_submission
-
-    notebook = Path(spec.notebook).stem
-    with warnings.catch_warnings():
-        # nbgrader's add_submission trips SQLAlchemy autoflush warnings; the rows are saved regardless
-        warnings.simplefilter("ignore")
-        with FileLock(str(course.root / ".gradebook.lock")), Gradebook(course.gradebook_url) as gb:
-            for i, r in enumerate(records, 1):
-                s = submissions.get(r.student)
-                write_submission(gb, r, notebook, s.timestamp if s else None)
-                if progress:
-                    progress("gradebook", i, len(records))
