@@ -63,4 +63,10 @@ def _root() -> None:
 
 
 def main() -> None:
+    import sys
+
+    # jsonschema (under nbformat and nbgrader) imports rfc3987_syntax, when installed, to check the "iri"
+    # string format; that import compiles a grammar and costs seconds on every start. Nothing here
+    # validates that format, so the CLI process (and the graders it forks) go without it.
+    sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
     app()

@@ -70,7 +70,10 @@ def grade(
     )
     for s, why in result.failed.items():
         console.print(f"[red]failed[/] {s}: {why}")
-    _print_summary(result.records)
+    if result.graded or result.failed:
+        _print_summary(result.records)
+    else:  # nothing changed: validating every record for the table would cost more than the whole run
+        console.print(f"nothing changed; `autograder report {assignment}` summarizes the class")
     if result.failed:
         raise typer.Exit(1)
 

@@ -11,21 +11,23 @@ and serialized between writers: two graders at once, or a rerun, leave the same 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..bench.store import ReferenceStore
+from ..bench.store import ReferenceStore, atomic_write_text
 from ..course import Course
 from ..records import ChainVerdict, SubmissionGrade
 from ..scaleout.settings import plan_shards
 from ..spec import LessonSpec
 from .cohort import flag_shared_chains
 from .grade import grade_submission
+from .gradebook_sync import GradebookEntry, targets
 from .policy import GradingPolicy
 from .reader import read_notebook_bytes
 from .records_store import RecordStore
@@ -40,6 +42,7 @@ __all__ = [
     "Runner",
     "ShardWork",
     "Submission",
+    "Summaries",
     "collect",
     "finalize",
     "find_submissions",
@@ -63,18 +66,47 @@ class BatchResult:
     graded: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
-    records: list[SubmissionGrade] = field(default_factory=list)
+    students: list[str] = field(default_factory=list)
+    store: RecordStore | None = None
+    assignment: str = ""
+    _records: list[SubmissionGrade] | None = field(default=None, repr=False)
+
+    @property
+    def records(self) -> list[SubmissionGrade]:
+        """Every record of the class, read from the store on first use (a rerun that needs none of them
+        does not pay for validating ten thousand)."""
+        if self._records is None:
+            loaded = (self.store.load(self.assignment, s) for s in self.students) if self.store else iter(())
+            self._records = [r for r in loaded if r is not None]
+        return self._records
+
+
+def _parse_utc(text: str) -> datetime | None:
+    """nbgrader's ``parse_utc`` (naive UTC; a trailing zone name or offset honoured), without importing
+    nbgrader, whose import alone costs a second."""
+    import dateutil.parser
+    import dateutil.tz
+
+    parts = text.split(" ")
+    if len(parts) == 3:
+        try:
+            tz: object = int(parts[2])
+        except ValueError:
+            tz = dateutil.tz.gettz(parts[2])
+        ts = dateutil.parser.parse(" ".join([*parts[:2], "TZ"]), tzinfos={"TZ": tz})  # type: ignore[dict-item]
+    else:
+        ts = dateutil.parser.parse(text)
+    if ts.tzinfo is not None:
+        offset = ts.utcoffset()
+        ts = (ts - offset if offset is not None else ts).replace(tzinfo=None)
+    return ts
 
 
 def _timestamp(folder: Path) -> datetime | None:
     p = folder / "timestamp.txt"
-    if not p.exists():
-        return None
     try:
-        from nbgrader.utils import parse_utc
-
-        return parse_utc(p.read_text(encoding="utf-8").strip())
-    except (ValueError, OSError, TypeError):
+        return _parse_utc(p.read_text(encoding="utf-8").strip())
+    except (ValueError, OSError, TypeError, OverflowError):
         return None
 
 
@@ -109,8 +141,55 @@ def _init_worker(root: str, assignment: str, policy_json: str) -> None:
     )
 
 
-def _grade_one(student: str, path: str, force: bool) -> tuple[Outcome, SubmissionGrade | None]:
-    """Always leaves a record, even for an unreadable file."""
+def summarize(record: SubmissionGrade, path: Path) -> dict[str, Any]:
+    """A record's line in the batch index: the stat of the record file it was made from, the notebook
+    hash, and what the merge needs (chain genesis, flags, the gradebook values)."""
+    st = path.stat()
+    grades, comments = targets(record)
+    return {
+        "record": [st.st_mtime_ns, st.st_size],
+        "sha": record.notebook_sha256,
+        "genesis": record.chain.genesis,
+        "flags": list(record.flags),
+        "grades": {k: list(v) for k, v in grades.items()},
+        "comments": comments,
+        "unanswered": sorted(record.unanswered),
+    }
+
+
+def _entry(student: str, line: Mapping[str, Any]) -> GradebookEntry:
+    grades = {k: (v[0], v[1]) for k, v in line["grades"].items()}
+    return GradebookEntry(student, grades, dict(line["comments"]), frozenset(line["unanswered"]))
+
+
+INDEX = ".batch-index.json"
+
+
+def _load_index(store: RecordStore, assignment: str) -> dict[str, dict[str, Any]]:
+    try:
+        data = json.loads((store.root / assignment / INDEX).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _indexed(index: Mapping[str, Mapping[str, Any]], store: RecordStore, assignment: str, student: str) -> Any:
+    """The index line of a record file unchanged since the index was written, else None."""
+    line = index.get(student)
+    if not line:
+        return None
+    try:
+        st = store.path(assignment, student).stat()
+    except OSError:
+        return None
+    return line if line.get("record") == [st.st_mtime_ns, st.st_size] else None
+
+
+def _grade_one(
+    student: str, path: str, force: bool, known_sha: str | None = None
+) -> tuple[Outcome, dict[str, Any] | None]:
+    """Always leaves a record, even for an unreadable file. ``known_sha``: the notebook hash of the
+    student's record as the batch index has it (no need to read and validate the record to skip it)."""
     spec: LessonSpec = _STATE["spec"]  # type: ignore[assignment]
     store: RecordStore = _STATE["store"]  # type: ignore[assignment]
     try:
@@ -121,10 +200,12 @@ def _grade_one(student: str, path: str, force: bool) -> tuple[Outcome, Submissio
     else:
         read_error = None
     sha = hashlib.sha256(data).hexdigest()
-    if not force:
+    if not force and read_error is None:
+        if known_sha is not None and known_sha == sha:
+            return (student, "skipped", None), None
         old = store.load(spec.id, student)
-        if old is not None and old.notebook_sha256 == sha and read_error is None:
-            return (student, "skipped", None), old
+        if old is not None and old.notebook_sha256 == sha:
+            return (student, "skipped", None), summarize(old, store.path(spec.id, student))
     if read_error is not None:
         record = SubmissionGrade(
             student=student,
@@ -141,34 +222,39 @@ def _grade_one(student: str, path: str, force: bool) -> tuple[Outcome, Submissio
     else:
         reading = read_notebook_bytes(data, spec)
         record = grade_submission(reading, spec, _STATE["refs"], _STATE["policy"], student)  # type: ignore[arg-type]
-    store.save(record)
-    return (student, "graded", None), record
+    return (student, "graded", None), summarize(record, store.save(record))
 
 
-def _grade_items(items: Sequence[tuple[str, str]], force: bool) -> tuple[list[Outcome], list[SubmissionGrade]]:
-    outcomes, records = [], []
-    for student, path in items:
+Item = tuple[str, str] | tuple[str, str, str | None]  # (student, notebook path[, known notebook hash])
+Summaries = dict[str, dict[str, Any]]
+
+
+def _grade_items(items: Sequence[Item], force: bool) -> tuple[list[Outcome], Summaries]:
+    outcomes, summaries = [], {}
+    for item in items:
+        student, path = item[0], item[1]
+        known = item[2] if len(item) > 2 else None  # type: ignore[misc]
         try:
-            outcome, record = _grade_one(student, path, force)
+            outcome, summary = _grade_one(student, path, force, known)
         except Exception as exc:  # one bad submission never costs the shard
-            outcome, record = (student, "graded", f"{type(exc).__name__}: {exc}"), None
+            outcome, summary = (student, "graded", f"{type(exc).__name__}: {exc}"), None
         outcomes.append(outcome)
-        if record is not None:
-            records.append(record)
-    return outcomes, records
+        if summary is not None:
+            summaries[student] = summary
+    return outcomes, summaries
 
 
 def grade_shard(
-    root: str, assignment: str, policy_json: str, items: list[tuple[str, str]], force: bool = False
+    root: str, assignment: str, policy_json: str, items: list[Item], force: bool = False
 ) -> list[Outcome]:
     """Grade a list of (student, notebook path) in this process: the unit of work of a Slurm array task."""
     _init_worker(root, assignment, policy_json)
     return _grade_items(items, force)[0]
 
 
-def _grade_shard_local(items: list[tuple[str, str]], force: bool) -> tuple[list[Outcome], list[SubmissionGrade]]:
-    """A pool worker's shard (the worker was initialized once): outcomes and the records themselves, so
-    the merge need not read them back from disk."""
+def _grade_shard_local(items: list[Item], force: bool) -> tuple[list[Outcome], Summaries]:
+    """A pool worker's shard (the worker was initialized once): outcomes and the index lines of what it
+    graded, so the merge need not read those records back."""
     return _grade_items(items, force)
 
 
@@ -181,10 +267,10 @@ class ShardWork:
     assignment: str
     policy_json: str
     force: bool
-    shards: list[list[tuple[str, str]]]
+    shards: list[list[Item]]
 
 
-ShardResult = tuple[list[Outcome], list[SubmissionGrade] | None] | None  # None: the shard failed (see why)
+ShardResult = tuple[list[Outcome], Summaries | None] | None  # None: the shard failed (see why)
 
 
 class Runner(Protocol):
@@ -202,9 +288,9 @@ class Runner(Protocol):
         spec: LessonSpec,
         subs: list[Submission],
         gradebook: bool,
-        records: dict[str, SubmissionGrade] | None,
+        summaries: Summaries | None,
         progress: Progress | None,
-    ) -> list[SubmissionGrade]: ...
+    ) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -262,50 +348,71 @@ class LocalRunner:
         spec: LessonSpec,
         subs: list[Submission],
         gradebook: bool,
-        records: dict[str, SubmissionGrade] | None,
+        summaries: Summaries | None,
         progress: Progress | None,
-    ) -> list[SubmissionGrade]:
-        return finalize(settings, spec, subs, gradebook, progress, records)
+    ) -> None:
+        finalize(settings, spec, subs, gradebook, progress, summaries)
 
 
 # --- merge -------------------------------------------------------------------------------------------
+def _stand_in(spec: LessonSpec, student: str, line: Mapping[str, Any]) -> SubmissionGrade:
+    """An unvalidated record carrying a student's chain genesis and flags (every field given: pydantic's
+    default factories are slow to call in bulk)."""
+    chain = ChainVerdict.model_construct(status="ok", entries=0, genesis=line["genesis"], reasons=[])
+    return SubmissionGrade.model_construct(
+        student=student, assignment=spec.id, notebook=spec.notebook, notebook_sha256=line["sha"],
+        device_of_record=None, chain=chain, predictions=[], explanations=[], flags=list(line["flags"]),
+        errors=[], unanswered=[], total=0.0, max_total=0.0, graded_at=datetime.now(timezone.utc),
+    )
+
+
 def finalize(
     settings: CourseSettings,
     spec: LessonSpec,
     subs: list[Submission],
     gradebook: bool,
     progress: Progress | None = None,
-    records: dict[str, SubmissionGrade] | None = None,
-) -> list[SubmissionGrade]:
-    """The merge step: cross-class checks on the records, then the gradebook. Idempotent.
+    summaries: Summaries | None = None,
+) -> int:
+    """The merge step: cross-class checks on the records, then the gradebook in one bulk write, then the
+    batch index (records/ASSIGNMENT/.batch-index.json). Idempotent; returns the number of records.
 
-    ``records``: those already in memory (the local runner's); the others are read from the store."""
-    from .gradebook_sync import write_gradebook
-
+    ``summaries``: index lines of records graded just now (the local runner's); the others come from the
+    index when their record file is unchanged since it was written, else from the record itself."""
     store = RecordStore(settings.course.records)
-    have = dict(records or {})
+    index = _load_index(store, spec.id)
+    lines: Summaries = {}
     for s in subs:
-        if s.student not in have:
-            r = store.load(spec.id, s.student)
-            if r is not None:
-                have[s.student] = r
-    ordered = [have[s.student] for s in subs if s.student in have]
-    by_student = {r.student: r for r in ordered}
-    for changed in flag_shared_chains(ordered):
-        store.save(changed)
-        by_student[changed.student] = changed
-    final = [by_student[r.student] for r in ordered]
+        line = (summaries or {}).get(s.student) or _indexed(index, store, spec.id, s.student)
+        if line is None:
+            record = store.load(spec.id, s.student)
+            if record is None:
+                continue
+            line = summarize(record, store.path(spec.id, s.student))
+        lines[s.student] = line
+    # the cross-class check on stand-ins holding what it reads, so no record is validated to run it
+    stand_ins = [_stand_in(spec, student, line) for student, line in lines.items()]
+    for changed in flag_shared_chains(stand_ins):
+        record = store.load(spec.id, changed.student)
+        if record is not None:
+            record = record.model_copy(update={"flags": changed.flags})
+            lines[changed.student] = summarize(record, store.save(record))
     if gradebook:
+        from .gradebook_sync import write_gradebook
+
         write_gradebook(
             settings.db_url,
             settings.course_id,
             spec.id,
             Path(spec.notebook).stem,
-            final,
+            [_entry(student, line) for student, line in lines.items()],
             {s.student: s.timestamp for s in subs},
             progress,
         )
-    return final
+    updated = {**index, **lines}
+    if updated != index:
+        atomic_write_text(store.root / spec.id / INDEX, json.dumps(updated, separators=(",", ":")))
+    return len(lines)
 
 
 # --- the driver --------------------------------------------------------------------------------------
@@ -334,32 +441,31 @@ def grade_class(
     spec = course.spec(assignment)
     runner.prepare(course, assignment, policy, progress)
     subs = find_submissions(course, spec, students)
+    store = RecordStore(course.records)
+    index = {} if force else _load_index(store, assignment)
+
+    def item(s: Submission) -> Item:
+        line = _indexed(index, store, assignment, s.student)
+        return (s.student, str(s.path), line["sha"]) if line else (s.student, str(s.path))
+
     n_shards = runner.shard_count(len(subs))
     shards = [subs[i::n_shards] for i in range(n_shards)] if subs else []
     work = ShardWork(
-        str(course.root),
-        assignment,
-        policy.model_dump_json(),
-        force,
-        [[(s.student, str(s.path)) for s in shard] for shard in shards],
+        str(course.root), assignment, policy.model_dump_json(), force, [[item(s) for s in shard] for shard in shards]
     )
     outcomes, failed = runner.grade(work, progress)
-    result = BatchResult()
-    in_memory: dict[str, SubmissionGrade] | None = {}
+    result = BatchResult(students=[s.student for s in subs], store=store, assignment=assignment)
+    summaries: Summaries = {}
     for i, shard_out in enumerate(outcomes):
         if shard_out is None:
             for s in shards[i]:
                 result.failed[s.student] = f"shard {i}: {failed.get(i, 'failed')}"
             continue
-        shard_outcomes, shard_records = shard_out
+        shard_outcomes, shard_summaries = shard_out
         for outcome in shard_outcomes:
             collect(result, outcome)
-        if shard_records is None:
-            in_memory = None
-        elif in_memory is not None:
-            in_memory.update((r.student, r) for r in shard_records)
-    merged = runner.merge(settings, spec, subs, gradebook, in_memory, progress)
-    result.records = merged
+        summaries.update(shard_summaries or {})
+    runner.merge(settings, spec, subs, gradebook, summaries, progress)
     return result
 
 

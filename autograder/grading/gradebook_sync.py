@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from nbgrader.api import Gradebook
 
 __all__ = [
+    "GradebookEntry",
     "GradebookWrite",
     "dump_rows",
     "read_rows",
@@ -53,10 +54,24 @@ def targets(record: SubmissionGrade) -> tuple[dict[str, GradeTarget], dict[str, 
     return grades, comments
 
 
-def _comment_for(name: str, record: SubmissionGrade, comments: Mapping[str, str | None]) -> str | None:
-    if name in comments:
-        return comments[name]
-    return NO_RESPONSE if name in record.unanswered else None
+@dataclass(frozen=True)
+class GradebookEntry:
+    """What the gradebook gets of one record: small, so a merge of 10,000 need not hold full records."""
+
+    student: str
+    grades: Mapping[str, GradeTarget]
+    comments: Mapping[str, str | None]
+    unanswered: frozenset[str]
+
+    @classmethod
+    def of(cls, record: SubmissionGrade) -> GradebookEntry:
+        grades, comments = targets(record)
+        return cls(record.student, grades, comments, frozenset(record.unanswered))
+
+    def comment(self, name: str) -> str | None:
+        if name in self.comments:
+            return self.comments[name]
+        return NO_RESPONSE if name in self.unanswered else None
 
 
 def _needs_manual(target: GradeTarget, manual_score: float | None) -> bool:
@@ -93,13 +108,13 @@ def write_submission(gb: Gradebook, record: SubmissionGrade, notebook: str, time
             f"assignment {record.assignment!r} is not in the gradebook: "
             f"run `nbgrader generate_assignment {record.assignment}` first"
         ) from exc
-    grades, comments = targets(record)
-    for gid, target in grades.items():
+    entry = GradebookEntry.of(record)
+    for gid, target in entry.grades.items():
         g = gb.find_grade(gid, notebook, record.assignment, record.student)
         g.auto_score = target[0]
         g.needs_manual_grade = _needs_manual(target, g.manual_score)
     for c in gb.find_submission_notebook(notebook, record.assignment, record.student).comments:
-        c.auto_comment = _comment_for(c.name, record, comments)
+        c.auto_comment = entry.comment(c.name)
     gb.db.commit()
 
 
@@ -151,7 +166,7 @@ def write_gradebook(
     course_id: str,
     assignment: str,
     notebook: str,
-    records: Sequence[SubmissionGrade],
+    records: Sequence[SubmissionGrade | GradebookEntry],
     timestamps: Mapping[str, datetime | None],
     progress: Callable[[str, int, int], None] | None = None,
 ) -> GradebookWrite:
@@ -165,7 +180,8 @@ def write_gradebook(
         warnings.simplefilter("ignore")  # SQLAlchemy warnings nbgrader's models trip; rows are unaffected
         with Gradebook(db_url, course_id) as gb, _writers_serialized(gb, db_url):
             try:
-                done = _write(gb, assignment, notebook, records, timestamps)
+                entries = [r if isinstance(r, GradebookEntry) else GradebookEntry.of(r) for r in records]
+                done = _write(gb, assignment, notebook, entries, timestamps)
                 gb.db.commit()
             except BaseException:
                 gb.db.rollback()
@@ -179,7 +195,7 @@ def _write(
     gb: Gradebook,
     assignment: str,
     notebook: str,
-    records: Sequence[SubmissionGrade],
+    records: Sequence[GradebookEntry],
     timestamps: Mapping[str, datetime | None],
 ) -> GradebookWrite:
     from nbgrader.api import (
@@ -253,7 +269,7 @@ def _write(
             new["submission"].append({"id": sub_id, "assignment_id": a.id, "student_id": rec.student,
                                       "timestamp": ts, "extension": None})
             subs[rec.student] = (sub_id, ts)
-        wanted_grades, wanted_comments = targets(rec)
+        wanted_grades = rec.grades
         for nb_id, (grade_cells, comment_cells) in layout.items():
             snb_id = snbs.get((sub_id, nb_id))
             if snb_id is None:
@@ -276,7 +292,7 @@ def _write(
                         changed["grade"].append({"id": row.id, "auto_score": target[0], "needs_manual_grade": needs})
             for name, cell_id in comment_cells.items():
                 row = comments.get((snb_id, cell_id))
-                text = _comment_for(name, rec, wanted_comments) if mine else None
+                text = rec.comment(name) if mine else None
                 if row is None:
                     new["comment"].append({"id": new_uuid(), "notebook_id": snb_id, "cell_id": cell_id,
                                            "auto_comment": text, "manual_comment": None})
@@ -308,20 +324,20 @@ def dump_rows(db_url: str, assignment: str) -> dict[str, dict[tuple[Any, ...], t
         BaseCell,
         Comment,
         Grade,
-        Gradebook,
         Notebook,
         Student,
         SubmittedAssignment,
         SubmittedNotebook,
     )
-    from sqlalchemy import select
+    from sqlalchemy import create_engine, select
+    from sqlalchemy.orm import Session
 
     SA, SN = SubmittedAssignment, SubmittedNotebook
     out: dict[str, dict[tuple[Any, ...], tuple[Any, ...]]] = {}
+    engine = create_engine(db_url)  # not nbgrader's Gradebook: opening one may write (a course row)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        with Gradebook(db_url) as gb:
-            s = gb.db
+        with Session(engine) as s:
             mine = SA.assignment_id == select(Assignment.id).where(Assignment.name == assignment).scalar_subquery()
             out["student"] = {
                 (r.id,): (r.first_name, r.last_name, r.email, r.lms_user_id)
@@ -356,6 +372,7 @@ def dump_rows(db_url: str, assignment: str) -> dict[str, dict[tuple[Any, ...], t
                                    .join(Notebook, Notebook.id == SN.notebook_id)
                                    .join(BaseCell, BaseCell.id == Comment.cell_id).where(mine))
             }
+    engine.dispose()
     return out
 
 

@@ -26,4 +26,4 @@ def merge_job(root: str, assignment: str, students: list[str] | None, gradebook:
 
     settings = CourseSettings.load(root)
     spec = settings.course.spec(assignment)
-    return len(finalize(settings, spec, find_submissions(settings.course, spec, students), gradebook))
+    return finalize(settings, spec, find_submissions(settings.course, spec, students), gradebook)

@@ -17,10 +17,8 @@ from typing import TYPE_CHECKING, Any
 from ..bench.store import ReferenceStore
 from ..course import Course
 from ..errors import AutograderError
-from ..grading.batch import BatchResult, ShardResult, ShardWork, Submission, grade_class
+from ..grading.batch import BatchResult, ShardResult, ShardWork, Submission, Summaries, grade_class
 from ..grading.policy import GradingPolicy
-from ..grading.records_store import RecordStore
-from ..records import SubmissionGrade
 from ..spec import LessonSpec
 from . import jobs
 from .settings import SlurmSettings, plan_shards
@@ -161,9 +159,9 @@ class SlurmRunner:
         spec: LessonSpec,
         subs: list[Submission],
         gradebook: bool,
-        records: dict[str, SubmissionGrade] | None,
+        summaries: Summaries | None,
         progress: Progress | None,
-    ) -> list[SubmissionGrade]:
+    ) -> None:
         root = str(settings.course.root)
         students = [s.student for s in subs]
         merge = _executor(self.settings, settings.course, None, None).submit(
@@ -172,8 +170,6 @@ class SlurmRunner:
         _wait([merge], self.settings.poll_s, "merge + gradebook", progress)
         if not _succeeded(merge):
             raise AutograderError(f"the merge job {merge.job_id} failed: {_why(merge)} (log: {merge.paths.stderr})")
-        store = RecordStore(settings.course.records)
-        return [r for r in (store.load(spec.id, s) for s in students) if r is not None]
 
 
 def grade_on_slurm(
