@@ -39,7 +39,7 @@ def _set_manual(url, student, cell, score):
 
 @pytest.fixture()
 def graded(course):
-    c, ids = _setup(course, n=24)
+    c, _ids = _setup(course, n=24)
     grade_class(c, A, workers=1, gradebook=False)
     records = RecordStore(c.records).all(A)
     stamps = {s.student: s.timestamp for s in find_submissions(c, c.spec(A))}
@@ -51,7 +51,7 @@ def graded(course):
 
 
 def test_bulk_rows_equal_nbgrader_api_rows_in_every_column(graded):
-    c, records, stamps, urls = graded
+    _c, records, stamps, urls = graded
     assert any(t is not None for t in stamps.values()), "the sample class must have timestamps to compare"
     _row_by_row(urls["rows"], records, stamps)
     done = _bulk(urls["bulk"], records, stamps)
@@ -77,7 +77,7 @@ def test_bulk_rows_equal_nbgrader_api_rows_in_every_column(graded):
 
 
 def test_manual_scores_kept_changes_applied_and_rerun_writes_nothing(graded):
-    c, records, stamps, urls = graded
+    _c, records, stamps, urls = graded
     for url in urls.values():
         _row_by_row(url, records, stamps) if url == urls["rows"] else _bulk(url, records, stamps)
     before = dump_rows(urls["bulk"], A)
@@ -118,7 +118,7 @@ def test_grade_class_writes_into_the_configured_db_url(course):
     cfg.write_text(cfg.read_text() + f'\nc.CourseDirectory.db_url = "sqlite:///{elsewhere}"\n')
     settings = CourseSettings.load(course)
     assert settings.db_url == f"sqlite:///{elsewhere}"
-    c, ids = _setup(course, n=4)
+    c, _ids = _setup(course, n=4)
     result = grade_class(c, A, workers=1)
     assert not result.failed
     assert not (course / "gradebook.db").exists()
