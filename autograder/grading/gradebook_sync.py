@@ -228,28 +228,30 @@ def _write(
         raise GradebookError(f"notebook {notebook!r} of {assignment!r} is not in the gradebook: regenerate it")
 
     SA, SN = SubmittedAssignment, SubmittedNotebook
-    students = set(s.execute(select(Student.id)).scalars())
-    subs = {r.student_id: (r.id, r.timestamp) for r in s.execute(select(SA.id, SA.student_id, SA.timestamp).where(
-        SA.assignment_id == a.id))}
+    conn = s.connection()  # plain rows, no ORM loading: this is most of a rerun's cost
+    students = set(conn.execute(select(Student.id)).scalars())
+    subs = {student: (sub_id, ts) for sub_id, student, ts in conn.execute(
+        select(SA.id, SA.student_id, SA.timestamp).where(SA.assignment_id == a.id))}
     snbs = {
-        (r.assignment_id, r.notebook_id): r.id
-        for r in s.execute(select(SN.id, SN.assignment_id, SN.notebook_id).join(SA, SA.id == SN.assignment_id).where(
-            SA.assignment_id == a.id))
+        (sub_id, nb_id): snb_id
+        for snb_id, sub_id, nb_id in conn.execute(
+            select(SN.id, SN.assignment_id, SN.notebook_id).join(SA, SA.id == SN.assignment_id).where(
+                SA.assignment_id == a.id))
     }
     grades = {
-        (r.notebook_id, r.cell_id): r
-        for r in s.execute(
+        (row[1], row[2]): row
+        for row in conn.execute(
             select(Grade.id, Grade.notebook_id, Grade.cell_id, Grade.auto_score, Grade.manual_score,
                    Grade.needs_manual_grade)
             .join(SN, SN.id == Grade.notebook_id).join(SA, SA.id == SN.assignment_id).where(SA.assignment_id == a.id)
-        )
+        ).all()
     }
     comments = {
-        (r.notebook_id, r.cell_id): r
-        for r in s.execute(
+        (row[1], row[2]): row
+        for row in conn.execute(
             select(Comment.id, Comment.notebook_id, Comment.cell_id, Comment.auto_comment)
             .join(SN, SN.id == Comment.notebook_id).join(SA, SA.id == SN.assignment_id).where(SA.assignment_id == a.id)
-        )
+        ).all()
     }
 
     new: dict[str, list[dict[str, Any]]] = {"student": [], "submission": [], "notebook": [], "grade": [],
@@ -280,7 +282,7 @@ def _write(
             for name, cell_id in grade_cells.items():
                 row = grades.get((snb_id, cell_id))
                 target = wanted_grades.get(name) if mine else None
-                manual = row.manual_score if row is not None else None
+                manual = row[4] if row is not None else None
                 if row is None:
                     auto, needs = (target[0], _needs_manual(target, None)) if target else (None, True)
                     new["grade"].append({"id": new_uuid(), "notebook_id": snb_id, "cell_id": cell_id,
@@ -288,16 +290,16 @@ def _write(
                                          "needs_manual_grade": needs})
                 elif target is not None:
                     needs = _needs_manual(target, manual)
-                    if row.auto_score != target[0] or row.needs_manual_grade != needs:
-                        changed["grade"].append({"id": row.id, "auto_score": target[0], "needs_manual_grade": needs})
+                    if row[3] != target[0] or row[5] != needs:
+                        changed["grade"].append({"id": row[0], "auto_score": target[0], "needs_manual_grade": needs})
             for name, cell_id in comment_cells.items():
                 row = comments.get((snb_id, cell_id))
                 text = rec.comment(name) if mine else None
                 if row is None:
                     new["comment"].append({"id": new_uuid(), "notebook_id": snb_id, "cell_id": cell_id,
                                            "auto_comment": text, "manual_comment": None})
-                elif mine and row.auto_comment != text:
-                    changed["comment"].append({"id": row.id, "auto_comment": text})
+                elif mine and row[3] != text:
+                    changed["comment"].append({"id": row[0], "auto_comment": text})
         unknown = set(wanted_grades) - set(layout[target_nb][0])
         if unknown:
             raise GradebookError(
