@@ -123,3 +123,17 @@ def test_grade_class_writes_into_the_configured_db_url(course):
     assert not result.failed
     assert not (course / "gradebook.db").exists()
     assert len(dump_rows(settings.db_url, A)["submission"]) == 4
+
+
+def test_course_settings_read_nbgraders_config_once(course):
+    """CourseSettings: the course root, nbgrader's db_url and course id, the grading policy, Slurm settings,
+    from the one nbgrader_config.py (and nbgrader's default gradebook when the config names none)."""
+    s = CourseSettings.load(course)
+    assert s.course.root == course.resolve()
+    assert s.db_url.startswith(f"sqlite:///{course.resolve() / 'gradebook.db'}")
+    assert s.course_id == "gpu-lessons" and s.policy.device_of_record == "nvidia-h200"
+    assert s.slurm.max_array_tasks == 100
+    (course / "nbgrader_config.py").write_text("c = get_config()\nc.LessonGrading.revised_penalty = 0.25\n")
+    bare = CourseSettings.load(course)
+    assert bare.db_url == f"sqlite:///{course.resolve() / 'gradebook.db'}" and bare.course_id == ""
+    assert bare.policy.revised_penalty == 0.25
