@@ -181,7 +181,7 @@ def _entry(student: str, line: Mapping[str, Any]) -> GradebookEntry:
     return GradebookEntry(student, grades, dict(line["comments"]), frozenset(line["unanswered"]))
 
 
-INDEX = ".batch-index.json"
+INDEX = ".batch-index"  # no .json suffix: not a record to anything globbing *.json
 
 
 _INDEX_CACHE: dict[str, tuple[tuple[int, int], dict[str, dict[str, Any]]]] = {}
@@ -409,7 +409,7 @@ def finalize(
     summaries: Summaries | None = None,
 ) -> int:
     """The merge step: cross-class checks on the records, then the gradebook in one bulk write, then the
-    batch index (records/ASSIGNMENT/.batch-index.json). Idempotent; returns the number of records.
+    batch index (records/ASSIGNMENT/.batch-index, JSON). Idempotent; returns the number of records.
 
     ``summaries``: index lines of records graded just now (the local runner's); the others come from the
     index when their record file is unchanged since it was written, else from the record itself."""
