@@ -493,19 +493,21 @@ def grade_class(
 
     result = BatchResult(students=[s.student for s in subs], store=store, assignment=assignment)
     items: list[Item] = []
+    checked: Summaries = {}  # index lines verified just now: the merge need not stat those records again
     for s in subs:
         line = _indexed(index, store, assignment, s.student)
         if line is None:
             items.append((s.student, str(s.path)))
         elif line.get("nb") is not None and line["nb"] == _stat(s.path):
             result.skipped.append(s.student)  # notebook and record untouched since indexed: nothing to read
+            checked[s.student] = line
         else:
             items.append((s.student, str(s.path), line["sha"]))
     n_shards = runner.shard_count(len(items))
     shards = [items[i::n_shards] for i in range(n_shards)]
     work = ShardWork(str(course.root), assignment, policy.model_dump_json(), force, shards)
     outcomes, failed = runner.grade(work, progress)
-    summaries: Summaries = {}
+    summaries: Summaries = checked
     for i, shard_out in enumerate(outcomes):
         if shard_out is None:
             for it in shards[i]:
