@@ -458,7 +458,7 @@ def finalize(
         )
     updated = {**index, **lines}
     if updated != index:
-        atomic_write_text(store.root / spec.id / INDEX, json.dumps(updated, separators=(",", ":")))
+        atomic_write_text(store.root / spec.id / INDEX, json.dumps(updated, separators=(",", ":"), ensure_ascii=False))
     return len(lines)
 
 

@@ -244,14 +244,14 @@ def _write(
             select(Grade.id, Grade.notebook_id, Grade.cell_id, Grade.auto_score, Grade.manual_score,
                    Grade.needs_manual_grade)
             .join(SN, SN.id == Grade.notebook_id).join(SA, SA.id == SN.assignment_id).where(SA.assignment_id == a.id)
-        ).all()
+        ).cursor.fetchall()  # the driver's tuples: SQLAlchemy rows cost more than the query (0/1 == False/True)
     }
     comments = {
         (row[1], row[2]): row
         for row in conn.execute(
             select(Comment.id, Comment.notebook_id, Comment.cell_id, Comment.auto_comment)
             .join(SN, SN.id == Comment.notebook_id).join(SA, SA.id == SN.assignment_id).where(SA.assignment_id == a.id)
-        ).all()
+        ).cursor.fetchall()
     }
 
     new: dict[str, list[dict[str, Any]]] = {"student": [], "submission": [], "notebook": [], "grade": [],
