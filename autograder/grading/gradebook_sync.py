@@ -14,6 +14,7 @@ transaction, nbgrader's own ORM models), and :func:`write_submission`, row by ro
 from __future__ import annotations
 
 import contextlib
+import os
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -72,6 +73,15 @@ class GradebookEntry:
         if name in self.comments:
             return self.comments[name]
         return NO_RESPONSE if name in self.unanswered else None
+
+
+def _new_id() -> str:
+    """What nbgrader's ``new_uuid`` makes (``uuid4().hex``: 122 random bits, version 4, RFC 4122 variant),
+    at a tenth of its cost, which adds up over the 140,000 rows of a fresh class of 10,000."""
+    b = bytearray(os.urandom(16))
+    b[6] = (b[6] & 0x0F) | 0x40
+    b[8] = (b[8] & 0x3F) | 0x80
+    return b.hex()
 
 
 def _needs_manual(target: GradeTarget, manual_score: float | None) -> bool:
@@ -205,10 +215,9 @@ def _write(
         Student,
         SubmittedAssignment,
         SubmittedNotebook,
-        new_uuid,
     )
     from nbgrader.utils import parse_utc
-    from sqlalchemy import insert, select, update
+    from sqlalchemy import bindparam, insert, select, update
 
     s = gb.db
     a = s.execute(select(Assignment).where(Assignment.name == assignment)).scalar_one_or_none()
@@ -267,7 +276,7 @@ def _write(
             if ts is not None and ts != old_ts:
                 changed["submission"].append({"id": sub_id, "timestamp": ts})
         else:
-            sub_id = new_uuid()
+            sub_id = _new_id()
             new["submission"].append({"id": sub_id, "assignment_id": a.id, "student_id": rec.student,
                                       "timestamp": ts, "extension": None})
             subs[rec.student] = (sub_id, ts)
@@ -275,7 +284,7 @@ def _write(
         for nb_id, (grade_cells, comment_cells) in layout.items():
             snb_id = snbs.get((sub_id, nb_id))
             if snb_id is None:
-                snb_id = new_uuid()
+                snb_id = _new_id()
                 new["notebook"].append({"id": snb_id, "assignment_id": sub_id, "notebook_id": nb_id, "flagged": False,
                                         "late_submission_penalty": None})
             mine = nb_id == target_nb
@@ -285,7 +294,7 @@ def _write(
                 manual = row[4] if row is not None else None
                 if row is None:
                     auto, needs = (target[0], _needs_manual(target, None)) if target else (None, True)
-                    new["grade"].append({"id": new_uuid(), "notebook_id": snb_id, "cell_id": cell_id,
+                    new["grade"].append({"id": _new_id(), "notebook_id": snb_id, "cell_id": cell_id,
                                          "auto_score": auto, "manual_score": None, "extra_credit": None,
                                          "needs_manual_grade": needs})
                 elif target is not None:
@@ -296,7 +305,7 @@ def _write(
                 row = comments.get((snb_id, cell_id))
                 text = rec.comment(name) if mine else None
                 if row is None:
-                    new["comment"].append({"id": new_uuid(), "notebook_id": snb_id, "cell_id": cell_id,
+                    new["comment"].append({"id": _new_id(), "notebook_id": snb_id, "cell_id": cell_id,
                                            "auto_comment": text, "manual_comment": None})
                 elif mine and row[3] != text:
                     changed["comment"].append({"id": row[0], "auto_comment": text})
@@ -307,13 +316,19 @@ def _write(
                 f"run `nbgrader generate_assignment {assignment}` again"
             )
 
-    models = {"student": Student, "submission": SA, "notebook": SN, "grade": Grade, "comment": Comment}
+    # executemany on nbgrader's tables (Core: the ORM's bulk path costs 30 µs a row, a fresh class of
+    # 10,000 has 140,000 rows), in the session's transaction
+    tables = {"student": Student, "submission": SA, "notebook": SN, "grade": Grade, "comment": Comment}
     for kind in ("student", "submission", "notebook", "grade", "comment"):  # parents before children
         if new[kind]:
-            s.execute(insert(models[kind]), new[kind])
+            conn.execute(insert(tables[kind].__table__), new[kind])  # type: ignore[attr-defined]
     for kind, rows in changed.items():
         if rows:
-            s.execute(update(models[kind]), rows)  # bulk UPDATE by primary key
+            table = tables[kind].__table__  # type: ignore[attr-defined]
+            columns = [c for c in rows[0] if c != "id"]
+            stmt = update(table).where(table.c.id == bindparam("row_id")).values(
+                {c: bindparam(f"new_{c}") for c in columns})
+            conn.execute(stmt, [{"row_id": r["id"], **{f"new_{c}": r[c] for c in columns}} for r in rows])
     return GradebookWrite({k: len(v) for k, v in new.items()}, {k: len(v) for k, v in changed.items()})
 
 
