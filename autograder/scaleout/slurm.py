@@ -1,9 +1,11 @@
 """`autograder grade --executor slurm`: the class as a Slurm job array of shards, through submitit.
 
 Order of work: (1) if no reference exists for the device of record, `autograder bench` as a GPU job;
-(2) the grading shards as one job array; a failed shard is resubmitted once, then reported for each of
-its students, never dropped; (3) one merge job that writes the gradebook. Records land on the course's
-shared storage exactly as with the local executor, so the results are identical.
+(2) the grading shards as one job array, at most ``max_array_tasks`` of at least ``shard_size``
+submissions (unchanged submissions are skipped before any job starts); a failed shard is resubmitted once,
+then reported for each of its students, never dropped; (3) one merge job that writes the gradebook in
+bulk. It is :func:`~autograder.grading.batch.grade_class` with a :class:`SlurmRunner`: records land on the
+course's shared storage exactly as with the local runner, so the results are identical.
 """
 
 from __future__ import annotations
