@@ -6,6 +6,7 @@ measures)::
     from autograder import Lesson                      # in a lesson notebook
     from autograder import run_reference, ReferenceStore
     from autograder import read_notebook_bytes, grade_submission, grade_class, GradingPolicy
+    from autograder import CourseSettings              # a course's nbgrader_config.py, read once
 
 Records are in :mod:`autograder.records`, errors in :mod:`autograder.errors`.
 """
@@ -22,6 +23,7 @@ _EXPORTS = {
     "LessonSpec": "autograder.spec",
     "load_spec": "autograder.spec",
     "Course": "autograder.course",
+    "CourseSettings": "autograder.config",
     "Workload": "autograder.workload",
     "Work": "autograder.workload",
     "Fact": "autograder.workload",
@@ -40,6 +42,7 @@ _EXPORTS = {
 __all__ = [
     "AutograderError",
     "Course",
+    "CourseSettings",
     "Fact",
     "GradingPolicy",
     "Lesson",

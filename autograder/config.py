@@ -1,14 +1,17 @@
-"""Course configuration as a traitlets Configurable, so ``nbgrader_config.py`` configures every path.
+"""The course's settings, read once from ``nbgrader_config.py``.
 
-nbgrader's preprocessors and the ``autograder`` CLI both build a :class:`LessonGrading` from the same
-config file; its :meth:`policy` is the pydantic GradingPolicy that the pure graders take.
+nbgrader's preprocessors configure themselves through traitlets (``c.LessonGrading.*``,
+``c.SlurmGrading.*``), the pure graders take a pydantic :class:`GradingPolicy`, and the gradebook is
+whatever ``c.CourseDirectory.db_url`` says. :class:`CourseSettings` bundles all of it so that a command
+or a preprocessor builds it once and every later step reads the same values: no second, hard-coded
+gradebook URL beside nbgrader's.
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from traitlets import Bool, Dict, Enum, Float, Integer, Unicode
 from traitlets.config import Config, Configurable
@@ -17,11 +20,9 @@ from traitlets.config.loader import PyFileConfigLoader
 from .bench.store import ReferenceStore
 from .course import Course
 from .grading.policy import GradingPolicy
+from .scaleout.settings import SlurmSettings
 
-if TYPE_CHECKING:
-    from .scaleout.slurm import SlurmSettings
-
-__all__ = ["LessonGrading", "SlurmGrading", "load_course_config"]
+__all__ = ["CourseSettings", "LessonGrading", "SlurmGrading", "default_db_url", "load_course_config"]
 
 
 class LessonGrading(Configurable):
@@ -55,6 +56,10 @@ class LessonGrading(Configurable):
             }
         )
 
+    def settings(self) -> CourseSettings:
+        """Everything else the same config says (the gradebook, Slurm) for this course."""
+        return CourseSettings.from_config(self.config, self.course_root or None)
+
 
 class SlurmGrading(Configurable):
     """Where `autograder grade --executor slurm` sends its jobs (docs/slurm.md)."""
@@ -64,7 +69,10 @@ class SlurmGrading(Configurable):
     bench_partition = Unicode("", help="Partition of the reference job (the GPU nodes).").tag(config=True)
     bench_gres = Unicode("gpu:1", help="--gres of the reference job, e.g. gpu:h200:1.").tag(config=True)
     grade_gres = Unicode("", help="--gres of grading shards (empty: CPU only).").tag(config=True)
-    shard_size = Integer(50, help="Submissions per array task.").tag(config=True)
+    shard_size = Integer(50, help="Fewest submissions per array task.").tag(config=True)
+    max_array_tasks = Integer(100, help="Most array tasks per class; larger classes get larger shards.").tag(
+        config=True
+    )
     cpus_per_task = Integer(1, help="CPUs per task.").tag(config=True)
     mem_gb = Float(4.0, help="Memory per task (GB).").tag(config=True)
     timeout_min = Integer(60, help="Time limit per job (minutes).").tag(config=True)
@@ -72,8 +80,6 @@ class SlurmGrading(Configurable):
     extra = Dict(help="More sbatch options, e.g. {'qos': 'teaching'}.").tag(config=True)
 
     def settings(self) -> SlurmSettings:
-        from .scaleout.slurm import SlurmSettings
-
         return SlurmSettings(
             partition=self.partition or None,
             account=self.account or None,
@@ -81,11 +87,47 @@ class SlurmGrading(Configurable):
             bench_gres=self.bench_gres,
             grade_gres=self.grade_gres or None,
             shard_size=self.shard_size,
+            max_array_tasks=self.max_array_tasks,
             cpus_per_task=self.cpus_per_task,
             mem_gb=self.mem_gb,
             timeout_min=self.timeout_min,
             folder=self.folder,
             extra={str(k): str(v) for k, v in self.extra.items()},
+        )
+
+
+def default_db_url(root: str | Path) -> str:
+    """nbgrader's own default (CourseDirectory.db_url) when the config names none."""
+    return f"sqlite:///{Path(root).resolve() / 'gradebook.db'}"
+
+
+@dataclass(frozen=True)
+class CourseSettings:
+    """One course's settings: where it lives, its gradebook, its grading rules, its cluster."""
+
+    course: Course
+    db_url: str
+    course_id: str
+    policy: GradingPolicy
+    slurm: SlurmSettings
+
+    @classmethod
+    def load(cls, root: str | Path | None = None) -> CourseSettings:
+        """Read ``ROOT/nbgrader_config.py`` (the current directory by default)."""
+        root = Path(root or os.getcwd()).resolve()
+        return cls.from_config(load_course_config(root), root)
+
+    @classmethod
+    def from_config(cls, config: Config, root: str | Path | None = None) -> CourseSettings:
+        lesson = LessonGrading(config=config)
+        course_dir = config.get("CourseDirectory", Config())
+        course = Course.at(root or lesson.course_root or course_dir.get("root") or os.getcwd())
+        return cls(
+            course=course,
+            db_url=str(course_dir.get("db_url") or default_db_url(course.root)),
+            course_id=str(course_dir.get("course_id") or ""),
+            policy=lesson.policy(),
+            slurm=SlurmGrading(config=config).settings(),
         )
 
 

@@ -1,4 +1,7 @@
-"""Where a course keeps its things, resolved from one root folder (the folder of nbgrader_config.py)."""
+"""Where a course keeps its things, resolved from one root folder (the folder of nbgrader_config.py).
+
+The gradebook is not among them: nbgrader_config.py's ``c.CourseDirectory.db_url`` names it
+(autograder.config.CourseSettings reads it), which may be PostgreSQL on another machine."""
 
 from __future__ import annotations
 
@@ -35,10 +38,6 @@ class Course:
     @property
     def submitted(self) -> Path:
         return self.root / "submitted"
-
-    @property
-    def gradebook_url(self) -> str:
-        return f"sqlite:///{self.root / 'gradebook.db'}?timeout=60"
 
     @classmethod
     def copy(

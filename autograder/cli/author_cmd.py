@@ -37,7 +37,7 @@ def lint(
     Every quantity needs a prediction cell and a graded cell, grade ids must be unique and present,
     tolerances sane, and a reference must exist for the device of record. Exit 1 on errors."""
     from ..authoring import lint_lesson
-    from ..config import LessonGrading, load_course_config
+    from ..config import CourseSettings
     from ..errors import LessonSpecError
 
     c = course_at(course)
@@ -48,7 +48,7 @@ def lint(
             f"no lesson {name!r} under {c.root / 'source'} (lessons there: {lessons or 'none'}); "
             "run from the course folder or pass -C COURSE"
         )
-    device = LessonGrading(config=load_course_config(c.root)).device_of_record
+    device = CourseSettings.load(c.root).policy.device_of_record
     findings = lint_lesson(folder, c.references, device)
     for f in findings:
         console.print(f"{name}: {f}", highlight=False, soft_wrap=True)

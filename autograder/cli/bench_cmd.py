@@ -126,7 +126,7 @@ def bench(
     """
     from ..bench.fairness import fairness_check, fairness_lines
     from ..bench.merge import merge_runs, process_values
-    from ..config import LessonGrading, load_course_config
+    from ..config import CourseSettings
 
     c = course_at(course)
     spec = c.spec(assignment)
@@ -159,7 +159,7 @@ def bench(
         labels = [f"process {i + 1}" for i in range(len(measured))]
     merged = merge_runs(measured, spec, labels)
     check = fairness_check(process_values(measured, labels), spec, merged.device.key, merged.device.name)
-    policy = LessonGrading(config=load_course_config(c.root)).policy()
+    policy = CourseSettings.load(c.root).policy
     graded_on = merged.device.key == policy.device_of_record or (
         merged.device.kind == "cuda" and policy.use_student_gpu
     )

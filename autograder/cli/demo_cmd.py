@@ -35,7 +35,7 @@ def demo(
     from ..bench.report import plot_sweep, quantity_table
     from ..bench.runner import run_reference  # torch: imported only when measuring
     from ..bench.store import ReferenceStore
-    from ..config import LessonGrading, load_course_config
+    from ..config import CourseSettings
     from ..course import Course
     from ..errors import AutograderError
     from ..grading.batch import grade_class
@@ -55,9 +55,8 @@ def demo(
     if dst.exists():
         shutil.rmtree(dst)
     c = Course.copy(src.root, dst)
-    settings = LessonGrading(config=load_course_config(dst))
-    settings.course_root = str(dst)
-    policy = settings.policy()
+    settings = CourseSettings.load(dst)
+    policy = settings.policy
     names = [f"student{i:03d}" for i in range(students)]
 
     _step(1, f"measure the references of {', '.join(lessons)} on this machine")
@@ -103,7 +102,7 @@ def demo(
         console.print(f"\n  what {example.student} reads for {lessons[0]}:")
         for g in example.predictions:
             console.print(f"    {g.points:.2f}/{g.max_points:g}  {g.reason}", highlight=False)
-    scores = read_course_scores(c.gradebook_url, lessons)
+    scores = read_course_scores(settings.db_url, lessons)
     top = sorted(scores.students, key=scores.course_total, reverse=True)
     console.print(
         f"\n  course totals (auto + manual from the gradebook; explanations await manual grading), of "

@@ -9,11 +9,11 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ..config import LessonGrading, SlurmGrading, load_course_config
-from ..grading.batch import grade_class
+from ..config import CourseSettings
+from ..course import Course
+from ..grading.batch import LocalRunner, Runner, grade_class
 from ..grading.records_store import RecordStore
 from ..grading.report import plot_calibration, summary_rows, write_csv
-from ..scaleout.slurm import grade_on_slurm
 from ._common import CourseOpt, console, course_at, friendly_errors
 
 Executor = Literal["local", "slurm"]
@@ -39,11 +39,18 @@ def grade(
 
     Uses the stored reference of the device of record (nbgrader_config.py: LessonGrading), writes one
     record per student under COURSE/records/ (atomically; a rerun skips what is already graded) and the
-    same scores as `nbgrader autograde` into the gradebook.
+    same rows as `nbgrader autograde` into the gradebook nbgrader is configured with
+    (CourseDirectory.db_url: SQLite or PostgreSQL), in bulk.
     """
     c = course_at(course)
-    settings = LessonGrading(config=load_course_config(c.root))
-    settings.course_root = str(c.root)
+    settings = CourseSettings.load(c.root)
+    runner: Runner
+    if executor == "slurm":
+        from ..scaleout.slurm import SlurmRunner
+
+        runner = SlurmRunner(settings.slurm, c)
+    else:
+        runner = LocalRunner(workers)
     with Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
     ) as bar:
@@ -54,22 +61,20 @@ def grade(
                 tasks[stage] = bar.add_task(stage, total=total)
             bar.update(tasks[stage], completed=done, total=total)
 
-        if executor == "slurm":
-            slurm = SlurmGrading(config=load_course_config(c.root)).settings()
-            result = grade_on_slurm(
-                c, assignment, settings.policy(), slurm, force, student or None, progress, gradebook
-            )
-        else:
-            result = grade_class(
-                c, assignment, settings.policy(), workers or None, force, student or None, progress, gradebook
-            )
+        result = grade_class(
+            c, assignment, settings.policy, None, force, student or None, progress, gradebook,
+            runner=runner, settings=settings,
+        )
     console.print(
         f"graded {len(result.graded)}, unchanged {len(result.skipped)}, failed {len(result.failed)}; "
         f"records in {c.records / assignment}"
     )
     for s, why in result.failed.items():
         console.print(f"[red]failed[/] {s}: {why}")
-    _print_summary(result.records)
+    if result.graded or result.failed:
+        _print_summary(result.records)
+    else:  # nothing changed: validating every record for the table would cost more than the whole run
+        console.print(f"nothing changed; `autograder report {assignment}` summarizes the class")
     if result.failed:
         raise typer.Exit(1)
 
@@ -85,14 +90,22 @@ def _print_summary(records: list) -> None:  # type: ignore[type-arg]
 
 @friendly_errors
 def report(
-    assignment: Annotated[str, typer.Argument(help="Assignment id.")],
+    assignment: Annotated[
+        str | None, typer.Argument(help="Assignment id; none: the whole course (every lesson with records).")
+    ] = None,
     course: CourseOpt = Path("."),
     csv: Annotated[Path | None, typer.Option(help="CSV path (default COURSE/reports/ASSIGNMENT/grades.csv).")] = None,
     plot: Annotated[Path | None, typer.Option(help="Calibration plot (default .../calibration.png).")] = None,
     student: Annotated[str | None, typer.Option(help="Show one student's reasons instead.")] = None,
 ) -> None:
-    """Summarize graded records: a class table, a CSV for the LMS, a calibration plot (predicted vs reference)."""
+    """Summarize graded records: a class table, a CSV for the LMS, a calibration plot (predicted vs reference).
+
+    Without an assignment: the course — each student's auto, manual and total score per lesson and the
+    course total, read from the gradebook (manual scores included), written to COURSE/reports/course.csv."""
     c = course_at(course)
+    if assignment is None:
+        _course_report(c, csv)
+        return
     records = RecordStore(c.records).all(assignment)
     if not records:
         console.print(f"no records for {assignment} under {c.records}; run `autograder grade {assignment}` first")
@@ -102,9 +115,11 @@ def report(
         if r is None:
             console.print(f"no record for {student}")
             raise typer.Exit(1)
-        console.print(f"[bold]{r.student}[/]: {r.total:g}/{r.max_total:g} (auto {r.total:g}; explanations manual)")
+        console.print(f"[bold]{r.student}[/]: {r.total:.2f}/{r.max_total:g} (auto {r.total:.2f}; explanations manual)")
+        for err in r.errors:
+            console.print(f"  [red]not graded:[/] {err}", highlight=False)
         for p in r.predictions:
-            console.print(f"  {p.points:g}/{p.max_points:g}  {p.quantity}: {p.reason}")
+            console.print(f"  {p.points:.2f}/{p.max_points:g}  {p.quantity}: {p.reason}", highlight=False)
         for e in r.explanations:
             console.print(f"  {e.grade_id}: {e.comment}")
         return
@@ -112,3 +127,23 @@ def report(
     out = c.root / "reports" / assignment
     console.print(f"CSV: {write_csv(records, csv or out / 'grades.csv')}")
     console.print(f"calibration plot: {plot_calibration(records, plot or out / 'calibration.png')}")
+
+
+def _course_report(c: Course, csv: Path | None) -> None:
+    from ..config import CourseSettings
+    from ..grading.course_report import read_course_scores, write_course_csv
+
+    lessons = sorted(p.name for p in c.records.iterdir() if p.is_dir()) if c.records.is_dir() else []
+    if not lessons:
+        console.print(f"no records under {c.records}; run `autograder grade ASSIGNMENT` first")
+        raise typer.Exit(1)
+    scores = read_course_scores(CourseSettings.load(c.root).db_url, lessons)
+    t = Table(title=f"course: {len(scores.students)} students, {len(lessons)} lessons (gradebook scores)")
+    t.add_column("student")
+    for a in lessons:
+        t.add_column(f"{a}\n(of {scores.max_score.get(a, 0):g})", justify="right")
+    t.add_column(f"total\n(of {scores.course_max:g})", justify="right")
+    for s in scores.students:
+        t.add_row(s, *(f"{scores.total.get((s, a), 0):.2f}" for a in lessons), f"{scores.course_total(s):.2f}")
+    console.print(t)
+    console.print(f"course CSV: {write_course_csv(scores, csv or c.root / 'reports' / 'course.csv')}")

@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 from ..bench.store import ReferenceStore
-from ..config import LessonGrading, load_course_config
 from ..sample.generate import generate_class
 from ._common import CourseOpt, console, course_at, friendly_errors
 
@@ -27,7 +26,11 @@ def sample(
     adjectives-only, revising, late, blank and forging ones)."""
     c = course_at(course)
     spec = c.spec(assignment)
-    key = device or LessonGrading(config=load_course_config(c.root)).device_of_record
+    if device is None:
+        from ..config import CourseSettings  # reads nbgrader_config.py, which imports nbgrader
+
+        device = CourseSettings.load(c.root).policy.device_of_record
+    key = device
     ref = ReferenceStore(c.references).load(assignment, key)
     release = c.root / "release" / assignment / spec.notebook
     ids = generate_class(c.root, spec, ref, release, students, seed)

@@ -10,14 +10,13 @@ import hashlib
 import json
 from typing import Any
 
-import nbformat
-from nbgrader.utils import compute_checksum
 from pydantic import Field
 
 from ..ledger import verify_chains
 from ..records import LEDGER_MIME, ChainVerdict, LedgerEntry
 from ..records._base import Record
 from ..spec import LessonSpec
+from .checksum import cell_checksum
 
 __all__ = ["MAX_NOTEBOOK_BYTES", "SubmissionReading", "read_notebook_bytes", "read_notebook_node"]
 
@@ -126,8 +125,7 @@ def _cells(nb: Any, spec: LessonSpec) -> tuple[dict[str, str], list[str], list[s
         if not meta.get("checksum"):
             continue
         try:
-            node = nbformat.from_dict({**cell, "source": src})
-            same = compute_checksum(node) == meta["checksum"]
+            same = cell_checksum({**cell, "source": src}) == meta["checksum"]
         except Exception:
             same = False
         if meta.get("locked") and not same:

@@ -20,7 +20,10 @@ def bench_job(root: str, assignment: str) -> str:
 
 
 def merge_job(root: str, assignment: str, students: list[str] | None, gradebook: bool) -> int:
-    """Cross-class checks and the gradebook, once every shard is done; returns the number of records."""
-    course = Course.at(root)
-    spec = course.spec(assignment)
-    return len(finalize(course, spec, find_submissions(course, spec, students), gradebook))
+    """Cross-class checks and the bulk gradebook write (the gradebook nbgrader_config.py names), once every
+    shard is done; returns the number of records."""
+    from ..config import CourseSettings
+
+    settings = CourseSettings.load(root)
+    spec = settings.course.spec(assignment)
+    return finalize(settings, spec, find_submissions(settings.course, spec, students), gradebook)

@@ -1,48 +1,36 @@
 """`autograder grade --executor slurm`: the class as a Slurm job array of shards, through submitit.
 
 Order of work: (1) if no reference exists for the device of record, `autograder bench` as a GPU job;
-(2) the grading shards as one job array; a failed shard is resubmitted once, then reported for each of
-its students, never dropped; (3) one merge job that writes the gradebook. Records land on the course's
-shared storage exactly as with the local executor, so the results are identical.
+(2) the grading shards as one job array, at most ``max_array_tasks`` of at least ``shard_size``
+submissions (unchanged submissions are skipped before any job starts); a failed shard is resubmitted once,
+then reported for each of its students, never dropped; (3) one merge job that writes the gradebook in
+bulk. It is :func:`~autograder.grading.batch.grade_class` with a :class:`SlurmRunner`: records land on the
+course's shared storage exactly as with the local runner, so the results are identical.
 """
 
 from __future__ import annotations
 
-import math
 import re
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
-
-from pydantic import Field
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from ..bench.store import ReferenceStore
 from ..course import Course
 from ..errors import AutograderError
-from ..grading.batch import BatchResult, collect, find_submissions
+from ..grading.batch import BatchResult, ShardResult, ShardWork, Submission, Summaries, grade_class
 from ..grading.policy import GradingPolicy
-from ..grading.records_store import RecordStore
-from ..records._base import Record
+from ..spec import LessonSpec
 from . import jobs
+from .settings import SlurmSettings, plan_shards
 
-__all__ = ["SlurmSettings", "grade_on_slurm", "run_with_retry"]
+if TYPE_CHECKING:
+    from ..config import CourseSettings
+
+__all__ = ["SlurmRunner", "SlurmSettings", "grade_on_slurm", "plan_shards", "run_with_retry"]
 
 Progress = Callable[[str, int, int], None]
-
-
-class SlurmSettings(Record):
-    partition: str | None = None
-    account: str | None = None
-    bench_gres: str = Field(default="gpu:1", description="--gres of the reference job")
-    bench_partition: str | None = Field(default=None, description="partition of the reference job (GPU nodes)")
-    grade_gres: str | None = Field(default=None, description="--gres of grading shards (none: CPU only)")
-    shard_size: int = Field(default=50, ge=1, description="submissions per array task")
-    cpus_per_task: int = Field(default=1, ge=1)
-    mem_gb: float = Field(default=4, gt=0)
-    timeout_min: int = Field(default=60, ge=1)
-    folder: str = Field(default="", description="submitit logs; default COURSE/.slurm")
-    poll_s: float = Field(default=0.5, gt=0)
-    extra: dict[str, str] = Field(default_factory=dict, description="more sbatch options, e.g. qos")
 
 
 def _executor(settings: SlurmSettings, course: Course, gres: str | None, partition: str | None) -> Any:
@@ -131,54 +119,78 @@ def _succeeded(job: Any) -> bool:
         return False
 
 
+@dataclass(frozen=True)
+class SlurmRunner:
+    """Shards as one Slurm job array (a failed task resubmitted once), the reference as a GPU job when it is
+    missing, and the merge as one more job: the runner :func:`~autograder.grading.batch.grade_class` takes."""
+
+    settings: SlurmSettings
+    course: Course
+
+    def shard_count(self, n: int) -> int:
+        return plan_shards(n, self.settings.max_array_tasks, self.settings.shard_size)
+
+    def prepare(self, course: Course, assignment: str, policy: GradingPolicy, progress: Progress | None) -> None:
+        settings, store = self.settings, ReferenceStore(course.references)
+        if policy.device_of_record not in store.devices(assignment):
+            ex = _executor(settings, course, settings.bench_gres, settings.bench_partition)
+            job = ex.submit(jobs.bench_job, str(course.root), assignment)
+            _wait([job], settings.poll_s, "reference (GPU job)", progress)
+            if not _succeeded(job):
+                raise AutograderError(
+                    f"the reference job {job.job_id} failed: {_why(job)} (log: {job.paths.stderr})"
+                )
+            key = job.result()
+            if key != policy.device_of_record:
+                raise AutograderError(
+                    f"the reference job ran on device {key!r}, but the course grades on "
+                    f"{policy.device_of_record!r}: point SlurmGrading.bench_partition/bench_gres at that GPU "
+                    "model, or change LessonGrading.device_of_record"
+                )
+        store.load(assignment, policy.device_of_record)  # raises clearly if still missing
+
+    def grade(self, work: ShardWork, progress: Progress | None) -> tuple[list[ShardResult], dict[int, str]]:
+        ex = _executor(self.settings, self.course, self.settings.grade_gres, None)
+        args = [(work.root, work.assignment, work.policy_json, items, work.force) for items in work.shards]
+        outcomes, failed = run_with_retry(ex, jobs.grade_shard, args, self.settings.poll_s, "shards", progress)
+        return [None if o is None else (o, None) for o in outcomes], failed
+
+    def merge(
+        self,
+        settings: CourseSettings,
+        spec: LessonSpec,
+        subs: list[Submission],
+        gradebook: bool,
+        summaries: Summaries | None,
+        progress: Progress | None,
+    ) -> None:
+        root = str(settings.course.root)
+        students = [s.student for s in subs]
+        merge = _executor(self.settings, settings.course, None, None).submit(
+            jobs.merge_job, root, spec.id, students, gradebook
+        )
+        _wait([merge], self.settings.poll_s, "merge + gradebook", progress)
+        if not _succeeded(merge):
+            raise AutograderError(f"the merge job {merge.job_id} failed: {_why(merge)} (log: {merge.paths.stderr})")
+
+
 def grade_on_slurm(
     course: Course,
     assignment: str,
-    policy: GradingPolicy,
-    settings: SlurmSettings,
+    policy: GradingPolicy | None,
+    settings: SlurmSettings | None = None,
     force: bool = False,
     students: list[str] | None = None,
     progress: Progress | None = None,
     gradebook: bool = True,
+    course_settings: CourseSettings | None = None,
 ) -> BatchResult:
-    spec = course.spec(assignment)
-    store = ReferenceStore(course.references)
-    root = str(course.root)
-    if policy.device_of_record not in store.devices(assignment):
-        ex = _executor(settings, course, settings.bench_gres, settings.bench_partition)
-        job = ex.submit(jobs.bench_job, root, assignment)
-        _wait([job], settings.poll_s, "reference (GPU job)", progress)
-        if not _succeeded(job):
-            raise AutograderError(f"the reference job {job.job_id} failed: {_why(job)} (log: {job.paths.stderr})")
-        key = job.result()
-        if key != policy.device_of_record:
-            raise AutograderError(
-                f"the reference job ran on device {key!r}, but the course grades on {policy.device_of_record!r}: "
-                "point SlurmGrading.bench_partition/bench_gres at that GPU model, or change "
-                "LessonGrading.device_of_record"
-            )
-    store.load(assignment, policy.device_of_record)  # raises clearly if still missing
-    subs = find_submissions(course, spec, students)
-    n_shards = max(1, math.ceil(len(subs) / settings.shard_size))
-    shards = [subs[i::n_shards] for i in range(n_shards)] if subs else []
-    ex = _executor(settings, course, settings.grade_gres, None)
-    args = [
-        (root, assignment, policy.model_dump_json(), [(s.student, str(s.path)) for s in shard], force)
-        for shard in shards
-    ]
-    outcomes, failed = run_with_retry(ex, jobs.grade_shard, args, settings.poll_s, "shards", progress)
-    result = BatchResult()
-    for i, shard_out in enumerate(outcomes):
-        if shard_out is None:
-            for s in shards[i]:
-                result.failed[s.student] = f"shard {i}: {failed[i]}"
-            continue
-        for outcome in shard_out:
-            collect(result, outcome)
-    merge = _executor(settings, course, None, None).submit(jobs.merge_job, root, assignment, students, gradebook)
-    _wait([merge], settings.poll_s, "merge + gradebook", progress)
-    if not _succeeded(merge):
-        raise AutograderError(f"the merge job {merge.job_id} failed: {_why(merge)} (log: {merge.paths.stderr})")
-    by = {s.student for s in subs}
-    result.records = [r for r in RecordStore(course.records).all(assignment) if r.student in by]
-    return result
+    """:func:`grade_class` with a :class:`SlurmRunner` (Slurm settings from nbgrader_config.py unless given)."""
+    from ..config import CourseSettings
+
+    course_settings = course_settings or CourseSettings.load(course.root)
+    runner = SlurmRunner(settings or course_settings.slurm, course)
+    return grade_class(
+        course, assignment, policy, None, force, students, progress, gradebook, runner=runner,
+        settings=course_settings,
+    )

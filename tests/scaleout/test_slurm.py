@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from autograder.bench.store import ReferenceStore
 from autograder.cli import app
+from autograder.config import CourseSettings
 from autograder.course import Course
 from autograder.grading.batch import grade_class
 from autograder.grading.gradebook_sync import read_rows
@@ -53,7 +54,7 @@ def _class(template: Path, dest: Path, n: int) -> Course:
 
 
 def _gradebook(course: Course):
-    return read_rows(course.gradebook_url, "04_fusion", "04_fusion")
+    return read_rows(CourseSettings.load(course.root).db_url, "04_fusion", "04_fusion")
 
 
 def _records(course: Course):
