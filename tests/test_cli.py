@@ -51,7 +51,8 @@ def test_grade_and_report(course):
     assert (course / "reports/04_fusion/calibration.png").stat().st_size > 10_000
     student = csv_text.splitlines()[1].split(",")[0]
     r = runner.invoke(app, ["report", "04_fusion", "--course", str(course), "--student", student])
-    assert "reference measured" in r.output or "no committed prediction" in r.output
+    out = " ".join(r.output.split())  # rich wraps long reasons to the terminal's width
+    assert "reference measured" in out or "no committed prediction" in out
 
 
 def test_public_api_is_lazy_and_complete():
