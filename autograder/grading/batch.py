@@ -14,21 +14,21 @@ import warnings
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 
 from filelock import FileLock
 
 from ..bench.store import ReferenceStore
 from ..course import Course
-from ..records import ChainVerdict, SubmissionGrade
+from ..records import SubmissionGrade
 from ..spec import LessonSpec
 from .cohort import flag_shared_chains
-from .grade import grade_submission
 from .policy import GradingPolicy
-from .reader import read_notebook_bytes
 from .records_store import RecordStore
 from .references import ReferenceSet
+from .safe_read import open_submission
+from .state import grade_opened, load_release
 
 __all__ = [
     "BatchResult",
@@ -60,14 +60,15 @@ class BatchResult:
 
 
 def _timestamp(folder: Path) -> datetime | None:
-    p = folder / "timestamp.txt"
-    if not p.exists():
+    # read like the notebook: no link followed, a FIFO never opened, at most 4 KiB
+    got = open_submission(folder.parents[2], folder.parent.name, folder.name, "timestamp.txt", limit=4096)
+    if got.data is None:
         return None
     try:
         from nbgrader.utils import parse_utc
 
-        return parse_utc(p.read_text(encoding="utf-8").strip())
-    except (ValueError, OSError, TypeError):
+        return parse_utc(got.data.decode("utf-8").strip())
+    except (ValueError, OSError, TypeError, UnicodeDecodeError):
         return None
 
 
@@ -76,10 +77,12 @@ def find_submissions(course: Course, spec: LessonSpec, students: list[str] | Non
     if not course.submitted.is_dir():
         return out
     for d in sorted(course.submitted.iterdir()):
-        if not d.is_dir() or (students and d.name not in students):
+        if students and d.name not in students:
             continue
         folder = d / spec.id
-        if folder.is_dir():
+        if d.is_symlink() or folder.is_symlink():  # listed so that its record says why it was not read
+            out.append(Submission(d.name, folder / spec.notebook, None))
+        elif d.is_dir() and folder.is_dir():
             out.append(Submission(d.name, folder / spec.notebook, _timestamp(folder)))
     return out
 
@@ -105,34 +108,14 @@ def _grade_one(student: str, path: str, force: bool) -> tuple[str, str, str | No
     """(student, 'graded'|'skipped', error). Always leaves a record, even for an unreadable file."""
     spec: LessonSpec = _STATE["spec"]  # type: ignore[assignment]
     store: RecordStore = _STATE["store"]  # type: ignore[assignment]
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        data = b""
-        read_error: str | None = f"cannot read the notebook file: {exc.strerror}"
-    else:
-        read_error = None
-    sha = hashlib.sha256(data).hexdigest()
-    if not force:
+    course: Course = _STATE["course"]  # type: ignore[assignment]
+    opened = open_submission(course.root, student, spec.id, spec.notebook)
+    if not force and opened.data is not None:
         old = store.load(spec.id, student)
-        if old is not None and old.notebook_sha256 == sha and read_error is None:
+        if old is not None and old.notebook_sha256 == hashlib.sha256(opened.data).hexdigest():
             return student, "skipped", None
-    if read_error is not None:
-        record = SubmissionGrade(
-            student=student,
-            assignment=spec.id,
-            notebook=spec.notebook,
-            notebook_sha256=None,
-            device_of_record=None,
-            chain=ChainVerdict(status="missing"),
-            errors=[read_error],
-            flags=["unreadable"],
-            max_total=spec.max_points,
-            graded_at=datetime.now(timezone.utc),
-        )
-    else:
-        reading = read_notebook_bytes(data, spec)
-        record = grade_submission(reading, spec, _STATE["refs"], _STATE["policy"], student)  # type: ignore[arg-type]
+    release = load_release(course.root, spec)
+    record = grade_opened(opened, spec, _STATE["refs"], _STATE["policy"], student, release)  # type: ignore[arg-type]
     store.save(record)
     return student, "graded", None
 
