@@ -152,15 +152,43 @@ def _first_by_grade_id(cells: list[Any]) -> tuple[dict[str, dict[str, Any]], lis
     return first, seen, sorted(duplicates)
 
 
+def _extra_cells(cells: list[Any], release: Any) -> dict[str | None, list[dict[str, Any]]]:
+    """The student's own cells (no grade_id, not a copy of a released cell), rebuilt as fresh valid cells and
+    keyed by the grade_id of the answer or test cell they followed (None: before any)."""
+    released_ids = {c.get("id") for c in release.get("cells", []) if isinstance(c, dict)}
+    known = {g for g in (_meta(c).get("grade_id") for c in release.get("cells", [])) if isinstance(g, str)}
+    out: dict[str | None, list[dict[str, Any]]] = {}
+    after: str | None = None
+    for cell in cells:
+        if not isinstance(cell, dict):
+            continue
+        gid = _meta(cell).get("grade_id")
+        if isinstance(gid, str):
+            if gid in known:
+                after = gid
+            continue
+        if cell.get("id") in released_ids and isinstance(cell.get("id"), str):
+            continue
+        kind = cell.get("cell_type")
+        if kind == "code":
+            out.setdefault(after, []).append(dict(nbformat.v4.new_code_cell(_source(cell))))
+        elif kind == "markdown":
+            out.setdefault(after, []).append(dict(nbformat.v4.new_markdown_cell(_source(cell))))
+    return out
+
+
 def normalized_cells(nb: Any, release: Any) -> list[dict[str, Any]]:
     """The notebook as both grading paths judge (and the native path executes) it: the released cells in
     the released order, each answer cell holding the student's text (from the first cell with its grade_id),
-    every other cell as released. Reordered, duplicated, renamed, deleted or junk cells therefore get one
-    policy: answers count where they are found, tests run in the released order, a deleted or renamed test
-    cell still scores 0 (SubmissionReading.missing_cells)."""
+    every other released cell as released, and the student's own extra cells after the graded cell they
+    followed. Reordered, duplicated, renamed, deleted or junk cells therefore get one policy: answers count
+    where they are found, tests run in the released order, and a deleted or renamed test cell still scores
+    0 (SubmissionReading.missing_cells)."""
     cells = nb.get("cells") if isinstance(nb, dict) else None
-    first, _, _ = _first_by_grade_id(cells if isinstance(cells, list) else [])
-    out: list[dict[str, Any]] = []
+    cells = cells if isinstance(cells, list) else []
+    first, _, _ = _first_by_grade_id(cells)
+    extra = _extra_cells(cells, release)
+    out: list[dict[str, Any]] = list(extra.get(None, []))
     for rcell in release.get("cells", []):
         cell = json.loads(json.dumps(rcell))
         meta = _meta(rcell)
@@ -170,6 +198,7 @@ def normalized_cells(nb: Any, release: Any) -> list[dict[str, Any]]:
         if cell.get("cell_type") == "code":
             cell["outputs"], cell["execution_count"] = [], None
         out.append(cell)
+        out.extend(extra.get(gid, []) if isinstance(gid, str) else [])
     return out
 
 
@@ -190,9 +219,10 @@ def _cells(
     unanswered: list[str] = []
     for cell in judged:
         meta = _meta(cell)
-        gid = meta.get("grade_id")
-        if not isinstance(gid, str):
+        cid = meta.get("grade_id")
+        if not isinstance(cid, str):
             continue
+        gid = cid
         if gid in explanation_ids and (release is None or gid in first):
             texts[gid] = _source(cell)
         if meta.get("solution") and meta.get("checksum") and _same_checksum(cell, meta["checksum"]):
