@@ -13,6 +13,7 @@ Notebooks nbgrader writes itself (the autograde phase reads ``autograded/``) are
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -69,10 +70,10 @@ class SubmissionExporter(NotebookExporter):
         if release is None:
             if reading.unreadable or raw is None:
                 raise SubmissionRefused(f"{student}/{assignment}: {'; '.join(reading.errors)}")
-            nb = nbformat.from_dict(raw)
+            nb = nbformat.reads(json.dumps(raw), as_version=4)
         else:
             cells = release["cells"] if reading.unreadable or raw is None else normalized_cells(raw, release)
-            nb = nbformat.from_dict({**release, "cells": cells})
+            nb = nbformat.reads(json.dumps({**release, "cells": cells}), as_version=4)  # joins list sources
         nb.metadata[META_KEY] = {"reading": reading.model_dump(mode="json")}
         self.log.info("%s/%s read through the path-safe reader%s", student, assignment,
                       f" ({reading.problem})" if reading.problem else "")
