@@ -1,0 +1,82 @@
+"""The grading kernel inside bubblewrap: a kernel manager for nbclient (LimitedExecute's kernel_manager_class).
+
+Why bubblewrap, not a separate Unix user: it is a small, well-kept Debian package (``bubblewrap``) that
+needs no account set up on each grading node, works as root or not, and gives what a user account cannot
+-- a private view of the filesystem (the course folder replaced by an empty one, then only the notebook's
+own folder put back), no network at all (a new network namespace: not even loopback to other services),
+and its own PID namespace, killed with the grader. The kernel talks to nbclient over Unix sockets
+(``transport = ipc``) in a private runtime folder bound into the sandbox, since TCP would need the network.
+
+What the kernel sees: the whole system read-only (Python, the packages), ``/tmp`` and ``$HOME`` empty and
+private, ``/root`` and ``/home`` hidden, the course root hidden except its own notebook folder (read-write:
+nbgrader copied the lesson files there) and, read-only, the Python environment and the autograder package
+when they live inside the course root. Time, memory, processes and file size are limited by rlimits
+(LimitedExecute) that the sandbox inherits.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from jupyter_client.manager import AsyncKernelManager
+from traitlets import Unicode
+
+__all__ = ["SandboxedKernelManager", "bwrap_available", "bwrap_command"]
+
+
+def bwrap_available() -> bool:
+    return shutil.which("bwrap") is not None
+
+
+def bwrap_command(folder: Path, runtime: Path, course_root: Path, keep: list[Path]) -> list[str]:
+    """The bwrap prefix for a kernel whose notebook lies in ``folder`` (see the module docstring)."""
+    cmd = [
+        "bwrap", "--die-with-parent", "--new-session", "--unshare-all",
+        "--ro-bind", "/", "/",
+        "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+    ]
+    for hidden in ("/root", "/home", str(course_root)):
+        if os.path.isdir(hidden):
+            cmd += ["--tmpfs", hidden]
+    for p in keep:  # read-only again where the hiding above covered them
+        if p.exists() and not p.is_relative_to(folder):
+            cmd += ["--ro-bind", str(p), str(p)]
+    cmd += ["--bind", str(folder), str(folder), "--bind", str(runtime), str(runtime)]
+    if folder != course_root and os.path.isdir(course_root):
+        cmd += ["--remount-ro", str(course_root)]  # the empty stand-in for the course: not writable either
+    # JPY_PARENT_PID names the grader outside the PID namespace: ipykernel would think its parent died
+    cmd += ["--setenv", "HOME", "/tmp", "--unsetenv", "JPY_PARENT_PID", "--chdir", str(folder), "--"]
+    return cmd
+
+
+class SandboxedKernelManager(AsyncKernelManager):
+    """Starts the kernel command under bwrap, talking over Unix sockets in a private runtime folder."""
+
+    notebook_folder = Unicode("", help="The folder of the notebook being executed (the only writable one).")
+    course_root = Unicode("", help="Hidden from the kernel, except the notebook folder.")
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._runtime = Path(tempfile.mkdtemp(prefix="autograder-kernel-"))
+        self.transport = "ipc"
+        self.connection_file = str(self._runtime / "kernel.json")
+        self.ip = str(self._runtime / "kernel-ipc")
+
+    def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
+        cmd = super().format_kernel_cmd(extra_arguments)
+        import autograder
+
+        keep = [Path(sys.prefix), Path(sys.base_prefix), Path(autograder.__file__).resolve().parent]
+        folder = Path(self.notebook_folder or os.getcwd()).resolve()
+        root = Path(self.course_root).resolve() if self.course_root else folder
+        return bwrap_command(folder, self._runtime, root, keep) + cmd
+
+    async def _async_cleanup_resources(self, restart: bool = False) -> None:
+        await super()._async_cleanup_resources(restart=restart)
+        if not restart:
+            shutil.rmtree(self._runtime, ignore_errors=True)
