@@ -69,6 +69,10 @@ class SandboxedKernelManager(AsyncKernelManager):
 
     def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
         cmd = super().format_kernel_cmd(extra_arguments)
+        # SIGINT would reach bwrap, not the kernel: interrupt over the control channel (ipykernel then
+        # signals its own process group, which lies inside the sandbox)
+        if self.kernel_spec is not None:
+            self.kernel_spec.interrupt_mode = "message"
         import autograder
 
         keep = [Path(sys.prefix), Path(sys.base_prefix), Path(autograder.__file__).resolve().parent]
