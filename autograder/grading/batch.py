@@ -80,7 +80,8 @@ def find_submissions(course: Course, spec: LessonSpec, students: list[str] | Non
         if students and d.name not in students:
             continue
         folder = d / spec.id
-        if d.is_symlink() or folder.is_symlink():  # listed so that its record says why it was not read
+        if (d.is_symlink() or folder.is_symlink()) and os.path.lexists(folder):  # as nbgrader's glob sees it:
+            # listed so that its record says why it was not read
             out.append(Submission(d.name, folder / spec.notebook, None))
         elif d.is_dir() and folder.is_dir():
             out.append(Submission(d.name, folder / spec.notebook, _timestamp(folder)))
