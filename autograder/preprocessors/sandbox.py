@@ -28,6 +28,8 @@ from typing import Any
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import Integer, Unicode
 
+from ..errors import AutograderError
+
 __all__ = ["SandboxedKernelManager", "bwrap_available", "bwrap_command"]
 
 
@@ -108,7 +110,9 @@ class SandboxedKernelManager(AsyncKernelManager):
         import autograder
 
         keep = [Path(sys.prefix), Path(sys.base_prefix), Path(autograder.__file__).resolve().parent]
-        folder = Path(self.notebook_folder or os.getcwd()).resolve()
+        if not self.notebook_folder:  # never guess: the folder is handed to the sandbox user
+            raise AutograderError("the sandboxed kernel was not told its notebook's folder")
+        folder = Path(self.notebook_folder).resolve()
         root = Path(self.course_root).resolve() if self.course_root else folder
         drop = self._drop_root(folder)
         return bwrap_command(folder, self._runtime, root, keep, as_root=bool(drop)) + drop + cmd
