@@ -9,13 +9,20 @@ from nbconvert.preprocessors import ClearMetadataPreprocessor
 from nbgrader.preprocessors import (
     AssignLatePenalties,
     CheckCellMetadata,
+    ClearHiddenTests,
+    ClearMarkScheme,
     ClearOutput,
+    ComputeChecksums,
     DeduplicateIds,
     IgnorePattern,
+    IncludeHeaderFooter,
+    InstantiateTests,
     LimitOutput,
+    LockCells,
     OverwriteCells,
     OverwriteKernelspec,
     SaveAutoGrades,
+    SaveCells,
 )
 
 c = get_config()  # noqa: F821 - provided by traitlets when nbgrader loads this file
@@ -36,7 +43,13 @@ c.LessonGrading.revised_after_measurement = "penalty"
 c.LessonGrading.revised_penalty = 0.5
 c.LessonGrading.untrusted_chain = "zero"
 
-# ReadLedger must see the submission before ClearOutput wipes the student's outputs (and the ledger).
+# Submitted notebooks are opened by the path-safe reader (no link followed, no FIFO opened, size checked
+# before reading) instead of nbgrader's plain open(); for a lesson, nbgrader then gets the notebook in the
+# released cell order, or the released notebook when the file cannot be graded from its content.
+c.Autograde.exporter_class = "autograder.preprocessors.SubmissionExporter"
+
+# ReadLedger grades the submission once (the record every later step shows); it must see the
+# submission before ClearOutput wipes the student's outputs (and the ledger).
 c.Autograde.sanitize_preprocessors = [
     "autograder.preprocessors.ReadLedger",
     ClearOutput,
@@ -65,6 +78,23 @@ c.LimitedExecute.cpu_limit_s = 1800
 c.LimitedExecute.file_limit_mb = 1024
 c.ClearMetadataPreprocessor.preserve_nb_metadata_mask = [("kernelspec",), ("language_info",), ("gpu_lessons",)]
 
-# Code solution regions in this course are the argument slots of L.predict(...): the stub is itself
-# valid arguments, so a released prediction cell runs and says "no prediction yet" until filled in.
-c.ClearSolutions.code_stub = {"python": 'None, because="",  # <- your prediction, and one sentence of reasoning'}
+# Code solution regions in a lesson are the argument slots of L.predict(...): the stub is itself valid
+# arguments, so a released prediction cell runs and says "no prediction yet" until filled in. Plain
+# nbgrader problem sets in the same course keep nbgrader's stub (LessonClearSolutions picks per assignment).
+c.GenerateAssignment.preprocessors = [
+    IncludeHeaderFooter,
+    InstantiateTests,
+    LockCells,
+    "autograder.preprocessors.LessonClearSolutions",
+    ClearOutput,
+    CheckCellMetadata,
+    ComputeChecksums,
+    SaveCells,
+    ClearHiddenTests,
+    ClearMarkScheme,
+    ComputeChecksums,
+    CheckCellMetadata,
+]
+c.LessonClearSolutions.lesson_code_stub = {
+    "python": 'None, because="",  # <- your prediction, and one sentence of reasoning'
+}

@@ -27,12 +27,12 @@ from ..scaleout.settings import plan_shards
 from ..spec import LessonSpec
 from .cohort import FLAG as SHARED_FLAG
 from .cohort import flag_shared_chains
-from .grade import grade_submission
 from .gradebook_sync import GradebookEntry, targets
 from .policy import GradingPolicy
-from .reader import read_notebook_bytes
 from .records_store import RecordStore
 from .references import ReferenceSet
+from .safe_read import open_submission
+from .state import grade_opened, load_release
 
 if TYPE_CHECKING:
     from ..config import CourseSettings
@@ -109,11 +109,14 @@ def _parse_utc(text: str) -> datetime | None:
     return ts
 
 
-def _timestamp(folder: str) -> datetime | None:
+def _timestamp(course_root: Path, student: str, assignment: str) -> datetime | None:
+    # read like the notebook: no link followed, a FIFO never opened, at most 4 KiB
+    got = open_submission(course_root, student, assignment, "timestamp.txt", limit=4096)
+    if got.data is None:
+        return None
     try:
-        with open(os.path.join(folder, "timestamp.txt"), encoding="utf-8") as fh:
-            return _parse_utc(fh.read().strip())
-    except (ValueError, OSError, TypeError, OverflowError):
+        return _parse_utc(got.data.decode("utf-8").strip())
+    except (ValueError, TypeError, OverflowError, UnicodeDecodeError):
         return None
 
 
@@ -128,9 +131,13 @@ def find_submissions(course: Course, spec: LessonSpec, students: list[str] | Non
     with os.scandir(root) as it:
         names = sorted(e.name for e in it if not wanted or e.name in wanted)
     for name in names:
-        folder = os.path.join(root, name, spec.id)
-        if os.path.isdir(folder):
-            out.append(Submission(name, Path(folder, spec.notebook), _timestamp(folder)))
+        student_dir = os.path.join(root, name)
+        folder = os.path.join(student_dir, spec.id)
+        if (os.path.islink(student_dir) or os.path.islink(folder)) and os.path.lexists(folder):
+            # as nbgrader's glob sees it: listed so that its record says why it was not read
+            out.append(Submission(name, Path(folder, spec.notebook), None))
+        elif os.path.isdir(folder):
+            out.append(Submission(name, Path(folder, spec.notebook), _timestamp(course.root, name, spec.id)))
     return out
 
 
@@ -223,37 +230,18 @@ def _grade_one(
     student's record as the batch index has it (no need to read and validate the record to skip it)."""
     spec: LessonSpec = _STATE["spec"]  # type: ignore[assignment]
     store: RecordStore = _STATE["store"]  # type: ignore[assignment]
+    course: Course = _STATE["course"]  # type: ignore[assignment]
     nb_stat = _stat(path)  # before reading: a change while it is read shows next time
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        data = b""
-        read_error: str | None = f"cannot read the notebook file: {exc.strerror}"
-    else:
-        read_error = None
-    sha = hashlib.sha256(data).hexdigest()
-    if not force and read_error is None:
+    opened = open_submission(course.root, student, spec.id, spec.notebook)
+    if not force and opened.data is not None:
+        sha = hashlib.sha256(opened.data).hexdigest()
         if known_sha is not None and known_sha == sha:
             return (student, "skipped", None), {"nb": nb_stat}
         old = store.load(spec.id, student)
         if old is not None and old.notebook_sha256 == sha:
             return (student, "skipped", None), summarize(old, store.path(spec.id, student), nb_stat)
-    if read_error is not None:
-        record = SubmissionGrade(
-            student=student,
-            assignment=spec.id,
-            notebook=spec.notebook,
-            notebook_sha256=None,
-            device_of_record=None,
-            chain=ChainVerdict(status="missing"),
-            errors=[read_error],
-            flags=["unreadable"],
-            max_total=spec.max_points,
-            graded_at=datetime.now(timezone.utc),
-        )
-    else:
-        reading = read_notebook_bytes(data, spec)
-        record = grade_submission(reading, spec, _STATE["refs"], _STATE["policy"], student)  # type: ignore[arg-type]
+    release = load_release(course.root, spec)
+    record = grade_opened(opened, spec, _STATE["refs"], _STATE["policy"], student, release)  # type: ignore[arg-type]
     return (student, "graded", None), summarize(record, store.save(record, sync=False), nb_stat)
 
 

@@ -1,12 +1,13 @@
 """What the nbgrader-native path hands the grading kernel: the submission as read before ClearOutput,
-the chosen reference and the policy. Written next to the notebook by a preprocessor before Execute."""
+the chosen reference, the policy and the record graded from them (the kernel shows it, never regrades).
+Written next to the notebook by a preprocessor before Execute."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from ..bench.store import atomic_write_text
-from ..records import ReferenceRun
+from ..records import ReferenceRun, SubmissionGrade
 from ..records._base import Record
 from .policy import GradingPolicy
 from .reader import SubmissionReading
@@ -21,6 +22,7 @@ class GradingContext(Record):
     reference: ReferenceRun
     note: str = ""
     policy: GradingPolicy
+    record: SubmissionGrade | None = None
 
     def write(self, folder: str | Path) -> Path:
         p = Path(folder) / CONTEXT_FILENAME

@@ -19,11 +19,20 @@ _KINDS = {
     "MemoryError": "memory",
     "DeadKernelError": "kernel_died",
     "RecursionError": "recursion",
+    # what the sandbox answers to reading or writing outside the notebook's folder, a socket, a fork bomb
+    "PermissionError": "denied",
+    "FileNotFoundError": "denied",
+    "OSError": "denied",
+    "BlockingIOError": "denied",
+    "ConnectionRefusedError": "denied",
+    "gaierror": "denied",
 }
 
 
 class ExecutionVerdict(Record):
-    status: str = Field(description="ok | timeout | memory | kernel_died | recursion | wrote_outside_folder")
+    status: str = Field(
+        description="ok | timeout | memory | kernel_died | recursion | denied | wrote_outside_folder"
+    )
     kinds: list[str] = Field(default_factory=list, description="every kind of problem seen, in order")
     problems: list[str] = Field(default_factory=list)
 
@@ -35,8 +44,14 @@ def memory_rlimit() -> int:
     return resource.RLIMIT_DATA if os.path.exists("/dev/nvidiactl") else resource.RLIMIT_AS
 
 
-def apply_limits(memory_bytes: int, cpu_seconds: int, file_bytes: int) -> None:
-    """Run in the kernel's process before exec (Popen preexec_fn): limits it and everything it starts."""
+def apply_limits(memory_bytes: int, cpu_seconds: int, file_bytes: int, processes: int = 0) -> None:
+    """Run in the kernel's process before exec (Popen preexec_fn): limits it and everything it starts.
+
+    ``processes`` more processes than the machine runs now (RLIMIT_NPROC counts per user; it binds the
+    kernel inside the sandbox's user namespace even when the grader is root)."""
+    if processes > 0:
+        running = sum(1 for p in os.listdir("/proc") if p.isdigit())
+        resource.setrlimit(resource.RLIMIT_NPROC, (running + processes, running + processes))
     for what, value in (
         (memory_rlimit(), memory_bytes),
         (resource.RLIMIT_CPU, cpu_seconds),

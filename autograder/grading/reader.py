@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import re
 from typing import Any
 
 from pydantic import Field
@@ -17,10 +18,21 @@ from ..records import LEDGER_MIME, ChainVerdict, LedgerEntry
 from ..records._base import Record
 from ..spec import LessonSpec
 from .checksum import cell_checksum
+from .safe_read import MAX_SUBMISSION_BYTES
 
-__all__ = ["MAX_NOTEBOOK_BYTES", "SubmissionReading", "read_notebook_bytes", "read_notebook_node"]
+__all__ = [
+    "MAX_JSON_DEPTH",
+    "MAX_NOTEBOOK_BYTES",
+    "SubmissionReading",
+    "normalized_cells",
+    "parse_notebook_bytes",
+    "read_notebook_bytes",
+    "read_notebook_node",
+]
 
-MAX_NOTEBOOK_BYTES = 200 << 20
+MAX_NOTEBOOK_BYTES = MAX_SUBMISSION_BYTES
+MAX_JSON_DEPTH = 64  # a real notebook nests about 8 deep; nbformat's validator recurses per level
+_CELL_ID = re.compile(r"^[a-zA-Z0-9-_]{1,64}$")
 
 
 class SubmissionReading(Record):
@@ -36,6 +48,17 @@ class SubmissionReading(Record):
     student_device: str | None = None
     student_device_name: str | None = None
     errors: list[str] = Field(default_factory=list)
+    problem: str | None = Field(
+        default=None,
+        description="kind of malformed file (empty | too_large | refused | not_utf8 | not_json | too_deep | "
+        "not_notebook | old_format | new_format | invalid_cell_ids); None for a well-formed notebook",
+    )
+
+    @property
+    def unreadable(self) -> bool:
+        """The notebook cannot be graded from its content: it is graded as the released notebook handed in
+        untouched, with this reading's errors (both grading paths; see grading/state.py)."""
+        return self.problem not in (None, "invalid_cell_ids")
 
 
 def _ledger_copies(nb: Any, lesson_id: str) -> tuple[list[Any], list[str]]:
@@ -98,56 +121,198 @@ def _source_values(nb: Any) -> dict[str, str]:
     return out
 
 
-def _cells(nb: Any, spec: LessonSpec) -> tuple[dict[str, str], list[str], list[str], list[str], list[str]]:
-    expected = set(spec.grade_ids.values()) | {e.grade_id for e in spec.explanations}
-    explanation_ids = {e.grade_id for e in spec.explanations}
-    texts: dict[str, str] = {}
-    tampered: list[str] = []
-    unanswered: list[str] = []
-    seen: set[str] = set()
+def _meta(cell: Any) -> dict[str, Any]:
+    meta = cell.get("metadata", {}) if isinstance(cell, dict) else {}
+    nbg = meta.get("nbgrader", {}) if isinstance(meta, dict) else {}
+    return nbg if isinstance(nbg, dict) else {}
+
+
+def _source(cell: dict[str, Any]) -> str:
+    src = cell.get("source", "")
+    if isinstance(src, list):
+        return "".join(x for x in src if isinstance(x, str))
+    return src if isinstance(src, str) else ""
+
+
+def _first_by_grade_id(cells: list[Any]) -> tuple[dict[str, dict[str, Any]], list[str], list[str]]:
+    """(grade_id -> the student's first cell with it, every grade_id seen, grade_ids seen twice or more)."""
+    first: dict[str, dict[str, Any]] = {}
+    seen: list[str] = []
     duplicates: set[str] = set()
-    for cell in nb.get("cells", []):
-        if not isinstance(cell, dict):
-            continue
-        meta = cell.get("metadata", {}).get("nbgrader", {}) if isinstance(cell.get("metadata"), dict) else {}
-        if not isinstance(meta, dict):
-            continue
-        gid = meta.get("grade_id")
+    for cell in cells:
+        gid = _meta(cell).get("grade_id")
         if not isinstance(gid, str):
             continue
-        if gid in seen:
+        if gid in first:
             duplicates.add(gid)
-        seen.add(gid)
-        src = cell.get("source", "")
-        src = "".join(src) if isinstance(src, list) else str(src)
-        if gid in explanation_ids:
-            texts[gid] = src
-        if not meta.get("checksum"):
             continue
-        try:
-            same = cell_checksum({**cell, "source": src}) == meta["checksum"]
-        except Exception:
-            same = False
-        if meta.get("locked") and not same:
+        first[gid] = cell
+        seen.append(gid)
+    return first, seen, sorted(duplicates)
+
+
+def _extra_cells(cells: list[Any], release: Any) -> dict[str | None, list[dict[str, Any]]]:
+    """The student's own cells (no grade_id, not a copy of a released cell), rebuilt as fresh valid cells and
+    keyed by the grade_id of the answer or test cell they followed (None: before any)."""
+    released_ids = {c.get("id") for c in release.get("cells", []) if isinstance(c, dict)}
+    known = {g for g in (_meta(c).get("grade_id") for c in release.get("cells", [])) if isinstance(g, str)}
+    out: dict[str | None, list[dict[str, Any]]] = {}
+    after: str | None = None
+    for cell in cells:
+        if not isinstance(cell, dict):
+            continue
+        gid = _meta(cell).get("grade_id")
+        if isinstance(gid, str):
+            if gid in known:
+                after = gid
+            continue
+        if cell.get("id") in released_ids and isinstance(cell.get("id"), str):
+            continue
+        kind = cell.get("cell_type")
+        if kind == "code":
+            out.setdefault(after, []).append(_fresh_cell("code", _source(cell)))
+        elif kind == "markdown":
+            out.setdefault(after, []).append(_fresh_cell("markdown", _source(cell)))
+    return out
+
+
+def normalized_cells(nb: Any, release: Any) -> list[dict[str, Any]]:
+    """The notebook as both grading paths judge (and the native path executes) it: the released cells in
+    the released order, each answer cell holding the student's text (from the first cell with its grade_id),
+    every other released cell as released, and the student's own extra cells after the graded cell they
+    followed. Reordered, duplicated, renamed, deleted or junk cells therefore get one policy: answers count
+    where they are found, tests run in the released order, and a deleted or renamed test cell still scores
+    0 (SubmissionReading.missing_cells)."""
+    cells = nb.get("cells") if isinstance(nb, dict) else None
+    cells = cells if isinstance(cells, list) else []
+    first, _, _ = _first_by_grade_id(cells)
+    extra = _extra_cells(cells, release)
+    out: list[dict[str, Any]] = list(extra.get(None, []))
+    for rcell in release.get("cells", []):
+        cell = json.loads(json.dumps(rcell))
+        meta = _meta(rcell)
+        gid = meta.get("grade_id")
+        if meta.get("solution") and not meta.get("locked") and isinstance(gid, str) and gid in first:
+            cell["source"] = _source(first[gid])
+        if cell.get("cell_type") == "code":
+            cell["outputs"], cell["execution_count"] = [], None
+        out.append(cell)
+        out.extend(extra.get(gid, []) if isinstance(gid, str) else [])
+    return out
+
+
+def _cells(
+    nb: Any, spec: LessonSpec, release: Any | None
+) -> tuple[dict[str, str], list[str], list[str], list[str], list[str]]:
+    expected = set(spec.grade_ids.values()) | {e.grade_id for e in spec.explanations}
+    explanation_ids = {e.grade_id for e in spec.explanations}
+    raw = [c for c in nb.get("cells", []) if isinstance(c, dict)]
+    first, seen, duplicates = _first_by_grade_id(raw)
+    tampered = []
+    for gid, cell in first.items():
+        meta = _meta(cell)
+        if meta.get("locked") and meta.get("checksum") and not _same_checksum(cell, meta["checksum"]):
             tampered.append(gid)
-        elif meta.get("solution") and same:
+    judged = normalized_cells(nb, release) if release is not None else list(first.values())
+    texts: dict[str, str] = {}
+    unanswered: list[str] = []
+    for cell in judged:
+        meta = _meta(cell)
+        cid = meta.get("grade_id")
+        if not isinstance(cid, str):
+            continue
+        gid = cid
+        if gid in explanation_ids and (release is None or gid in first):
+            texts[gid] = _source(cell)
+        if meta.get("solution") and meta.get("checksum") and _same_checksum(cell, meta["checksum"]):
             unanswered.append(gid)
-    return texts, sorted(tampered), sorted(expected - seen), sorted(unanswered), sorted(duplicates)
+    return texts, sorted(tampered), sorted(expected - set(seen)), sorted(unanswered), duplicates
 
 
-def read_notebook_node(nb: Any, spec: LessonSpec, sha256: str | None = None) -> SubmissionReading:
-    """Everything grading needs from a parsed notebook (a dict or NotebookNode)."""
-    if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
-        return SubmissionReading(sha256=sha256, errors=["the file is JSON but not a Jupyter notebook (no cell list)"])
+def _same_checksum(cell: dict[str, Any], checksum: Any) -> bool:
+    try:
+        return bool(cell_checksum({**cell, "source": _source(cell)}) == checksum)
+    except Exception:
+        return False
+
+
+def _fresh_cell(kind: str, source: str) -> dict[str, Any]:
+    """A valid nbformat 4.5 cell of the student's text (what nbformat.v4.new_*_cell make, without importing
+    nbformat: a student's `autograder check` must start fast)."""
+    import uuid
+
+    cell: dict[str, Any] = {"cell_type": kind, "id": uuid.uuid4().hex[:8], "metadata": {}, "source": source}
+    if kind == "code":
+        cell.update(execution_count=None, outputs=[])
+    return cell
+
+
+def _bad_cell_ids(cells: list[Any]) -> list[int]:
+    """Indices of cells whose nbformat 4.5 id is not 1-64 of [a-zA-Z0-9-_] or repeats an earlier id."""
+    bad: list[int] = []
+    ids: set[str] = set()
+    for i, cell in enumerate(cells):
+        if not isinstance(cell, dict) or "id" not in cell:
+            continue
+        cid = cell["id"]
+        if not isinstance(cid, str) or not _CELL_ID.match(cid) or cid in ids:
+            bad.append(i)
+        else:
+            ids.add(cid)
+    return bad
+
+
+def _depth_over(value: Any, limit: int) -> bool:
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        if d > limit:
+            return True
+        if isinstance(v, dict):
+            stack.extend((x, d + 1) for x in v.values() if isinstance(x, (dict, list)))
+        elif isinstance(v, list):
+            stack.extend((x, d + 1) for x in v if isinstance(x, (dict, list)))
+    return False
+
+
+def _refused(sha256: str | None, problem: str, message: str) -> SubmissionReading:
+    return SubmissionReading(sha256=sha256, problem=problem, errors=[message])
+
+
+def read_notebook_node(
+    nb: Any, spec: LessonSpec, sha256: str | None = None, release: Any | None = None
+) -> SubmissionReading:
+    """Everything grading needs from a parsed notebook (a dict or NotebookNode). With the ``release``
+    notebook, answer cells are judged as in :func:`normalized_cells` (what the native path executes)."""
+    if not isinstance(nb, dict):
+        return _refused(sha256, "not_notebook", "the file is JSON but not a Jupyter notebook (not a JSON object)")
+    major, minor = nb.get("nbformat"), nb.get("nbformat_minor")
+    if isinstance(major, int) and not isinstance(major, bool) and major != 4:
+        shown = f"{major}.{minor}" if isinstance(minor, int) else str(major)
+        if major < 4:
+            return _refused(
+                sha256, "old_format",
+                f"notebook format {shown} is too old (nbformat 4 is required); open it in Jupyter and save it again",
+            )
+        return _refused(sha256, "new_format", f"notebook format {shown} is newer than this grader reads (nbformat 4)")
+    if not isinstance(nb.get("cells"), list):
+        return _refused(sha256, "not_notebook", "the file is JSON but not a Jupyter notebook (no cell list)")
     errors: list[str] = []
-    major = nb.get("nbformat")
-    if not isinstance(major, int) or major < 4:
-        errors.append(f"notebook format {major!r} is too old (nbformat 4 is required); re-save it in Jupyter")
+    problem = None
+    if major is None:
+        errors.append("the notebook does not say its format version (nbformat); read as version 4")
+    bad_ids = _bad_cell_ids(nb["cells"])
+    if bad_ids:
+        problem = "invalid_cell_ids"
+        errors.append(
+            f"{len(bad_ids)} cell id(s) are invalid or repeated (cells {', '.join(map(str, bad_ids[:5]))}): "
+            "graded with the released cell ids"
+        )
     copies, problems = _ledger_copies(nb, spec.id)
     verdict, entries = verify_chains(copies)
     if problems and verdict.status == "ok":
         verdict = verdict.model_copy(update={"reasons": problems})
-    texts, tampered, missing, unanswered, duplicates = _cells(nb, spec)
+    texts, tampered, missing, unanswered, duplicates = _cells(nb, spec, release)
     device = device_name = None
     for e in entries:
         if e.kind in ("measurement", "genesis") and e.meta.get("device_key"):
@@ -165,21 +330,37 @@ def read_notebook_node(nb: Any, spec: LessonSpec, sha256: str | None = None) -> 
         student_device=device,
         student_device_name=device_name,
         errors=errors,
+        problem=problem,
     )
 
 
-def read_notebook_bytes(data: bytes, spec: LessonSpec) -> SubmissionReading:
-    sha = hashlib.sha256(data).hexdigest()
+def parse_notebook_bytes(data: bytes, sha: str) -> Any | SubmissionReading:
+    """The JSON of a notebook file, or the reading that says why it is not one (each kind its own verdict)."""
     if not data.strip():
-        return SubmissionReading(sha256=sha, errors=["the notebook file is empty"])
+        return _refused(sha, "empty", "the notebook file is empty")
     if len(data) > MAX_NOTEBOOK_BYTES:
-        return SubmissionReading(
-            sha256=sha, errors=[f"the notebook is {len(data) >> 20} MiB, over the {MAX_NOTEBOOK_BYTES >> 20} MiB limit"]
+        return _refused(
+            sha, "too_large", f"the notebook is {len(data) >> 20} MiB, over the {MAX_NOTEBOOK_BYTES >> 20} MiB limit"
         )
     try:
-        raw = json.loads(data.decode("utf-8"))
-    except UnicodeDecodeError:
-        return SubmissionReading(sha256=sha, errors=["the notebook file is not UTF-8 text"])
-    except (ValueError, RecursionError):
-        return SubmissionReading(sha256=sha, errors=["the notebook file is not valid JSON (is it a notebook?)"])
-    return read_notebook_node(raw, spec, sha)
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return _refused(sha, "not_utf8", f"the notebook file is not UTF-8 text (byte {exc.start} is not)")
+    try:
+        raw = json.loads(text)
+    except RecursionError:
+        return _refused(sha, "too_deep", f"the notebook's JSON is nested too deeply (over {MAX_JSON_DEPTH} levels)")
+    except ValueError as exc:
+        where = f" (line {exc.lineno}, column {exc.colno})" if isinstance(exc, json.JSONDecodeError) else ""
+        return _refused(sha, "not_json", f"the notebook file is not valid JSON{where} (is it a notebook?)")
+    if _depth_over(raw, MAX_JSON_DEPTH):
+        return _refused(sha, "too_deep", f"the notebook's JSON is nested too deeply (over {MAX_JSON_DEPTH} levels)")
+    return raw
+
+
+def read_notebook_bytes(data: bytes, spec: LessonSpec, release: Any | None = None) -> SubmissionReading:
+    sha = hashlib.sha256(data).hexdigest()
+    raw = parse_notebook_bytes(data, sha)
+    if isinstance(raw, SubmissionReading):
+        return raw
+    return read_notebook_node(raw, spec, sha, release)

@@ -412,7 +412,8 @@ class Lesson:
                 show_text(f"{quantity}: no grading context was prepared (check nbgrader_config.py); 0 points.")
                 return 0.0
             ctx = self._context
-            g = grade_quantity(quantity, ctx.reading, self.spec, ctx.reference, ctx.note, ctx.policy)
+            shown = next((p for p in ctx.record.predictions if p.quantity == quantity), None) if ctx.record else None
+            g = shown or grade_quantity(quantity, ctx.reading, self.spec, ctx.reference, ctx.note, ctx.policy)
             show_text(f"{g.points:g}/{g.max_points:g} points — {g.reason}")
             return g.points
         rows, _ = checklist(self._reading(), self.spec)

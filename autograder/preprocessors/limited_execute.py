@@ -9,11 +9,13 @@ from typing import Any
 from nbconvert.exporters.exporter import ResourcesDict
 from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute
-from traitlets import Integer
+from traitlets import Enum, Integer
 
 from ..config import LessonGrading
+from ..errors import AutograderError
 from ..grading.execution import apply_limits, changed_paths, snapshot, verdict_from_outputs
 from .read_ledger import META_KEY
+from .sandbox import SandboxedKernelManager, bwrap_available
 
 
 class LimitedExecute(Execute):
@@ -30,6 +32,14 @@ class LimitedExecute(Execute):
     ).tag(config=True)
     cpu_limit_s = Integer(1800, help="Kernel CPU-time limit (s); 0 = none.").tag(config=True)
     file_limit_mb = Integer(1024, help="Largest file the kernel may write (MiB); 0 = none.").tag(config=True)
+    process_limit = Integer(256, help="Processes the kernel may add (RLIMIT_NPROC headroom); 0 = none.").tag(
+        config=True
+    )
+    sandbox = Enum(
+        ["bwrap", "none"],
+        default_value="bwrap",
+        help="bwrap: the kernel runs in bubblewrap (own folder only, no network; see preprocessors/sandbox.py).",
+    ).tag(config=True)
     notebook_timeout = Integer(900, help="Wall-clock budget of the whole notebook (s); 0 = none.").tag(config=True)
 
     def cell_timeout(self, cell: Any = None) -> int | None:
@@ -44,9 +54,27 @@ class LimitedExecute(Execute):
     def _limited(self, kwargs: dict[str, Any]) -> dict[str, Any]:
         kwargs.setdefault(
             "preexec_fn",
-            functools.partial(apply_limits, self.memory_limit_mb << 20, self.cpu_limit_s, self.file_limit_mb << 20),
+            functools.partial(
+                apply_limits, self.memory_limit_mb << 20, self.cpu_limit_s, self.file_limit_mb << 20, self.process_limit
+            ),
         )
         return kwargs
+
+    _folder: str = ""
+
+    def create_kernel_manager(self) -> Any:
+        if self.sandbox == "none":
+            return super().create_kernel_manager()
+        if not bwrap_available():
+            raise AutograderError(
+                "bubblewrap (bwrap) is not installed: apt-get install bubblewrap "
+                "(or set LimitedExecute.sandbox = 'none')"
+            )
+        self.kernel_manager_class = SandboxedKernelManager
+        km = super().create_kernel_manager()
+        km.notebook_folder = self._folder
+        km.course_root = str(LessonGrading(config=self.config).course().root)
+        return km
 
     # nbclient's setup_kernel calls the sync wrapper, bound to the base coroutine: override both entries
     def start_new_kernel(self, **kwargs: Any) -> None:
@@ -73,6 +101,7 @@ class LimitedExecute(Execute):
             )
             if p.exists()
         ]
+        self._folder = str(resources.get("metadata", {}).get("path", "") or "")
         before = snapshot(protected)
         self._deadline = time.monotonic() + self.notebook_timeout if self.notebook_timeout else None
         self.timeout_func = self.cell_timeout

@@ -1,4 +1,4 @@
-"""Autograde step, placed after SaveAutoGrades: store the pydantic record and the explanation comments."""
+"""Autograde step, placed after SaveAutoGrades: store the record and make the gradebook rows the record's."""
 
 from __future__ import annotations
 
@@ -11,37 +11,37 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 
 from ..config import LessonGrading
 from ..grading.context import CONTEXT_FILENAME
-from ..grading.grade import grade_submission
-from ..grading.gradebook_sync import write_comments
-from ..grading.reader import SubmissionReading
+from ..grading.gradebook_sync import write_submission
 from ..grading.records_store import RecordStore
-from ..grading.references import ReferenceSet
-from .read_ledger import META_KEY
+from ..records import SubmissionGrade
+from .read_ledger import grading_meta
 
 
 class SaveGradingRecord(NbGraderPreprocessor):
-    """The same SubmissionGrade the fast batch writes, plus pre-read comments on explanation cells."""
+    """The record graded once by ReadLedger, plus the execution verdict, is stored; then the gradebook rows
+    (scores, manual-grading flags, comments) are written from it with the fast batch's own function, so
+    whatever the kernel printed (or a student's code made it print) the two paths leave the same rows.
+
+    Plain nbgrader assignments (no grading state) pass through.
+    """
 
     def preprocess(self, nb: NotebookNode, resources: ResourcesDict) -> tuple[NotebookNode, ResourcesDict]:
-        settings = LessonGrading(config=self.config)
+        meta = grading_meta(nb)
+        folder = Path(resources.get("metadata", {}).get("path", "."))
+        (folder / CONTEXT_FILENAME).unlink(missing_ok=True)
+        if "record" not in meta:
+            return nb, resources
         info = resources["nbgrader"]
-        course = settings.course()
-        spec = course.spec(info["assignment"])
-        raw = {k: v for k, v in nb.metadata.get(META_KEY, {}).items() if k != "execution"}
-        reading = SubmissionReading.model_validate(raw)
-        refs = ReferenceSet(settings.store(), info["assignment"], settings.policy())
-        record = grade_submission(reading, spec, refs, settings.policy(), info["student"])
-        execution = nb.metadata.get(META_KEY, {}).get("execution")
-        if execution and execution.get("status") != "ok":
+        record = SubmissionGrade.model_validate(meta["record"])
+        execution = meta.get("execution")
+        if isinstance(execution, dict) and execution.get("status") != "ok":
             record = record.model_copy(
                 update={
                     "flags": [*record.flags, *(f"execution_{k}" for k in execution.get("kinds", []))],
                     "errors": [*record.errors, *execution.get("problems", [])],
                 }
             )
-        RecordStore(course.records).save(record)
+        RecordStore(LessonGrading(config=self.config).course().records).save(record)
         with Gradebook(info["db_url"]) as gb:
-            write_comments(gb, record, info["notebook"])
-        folder = Path(resources.get("metadata", {}).get("path", "."))
-        (folder / CONTEXT_FILENAME).unlink(missing_ok=True)
+            write_submission(gb, record, info["notebook"])
         return nb, resources

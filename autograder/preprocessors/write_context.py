@@ -1,4 +1,4 @@
-"""Autograde step, placed before Execute: hand the grading kernel what it needs to grade predictions."""
+"""Autograde step, placed before Execute: hand the grading kernel the grading state to show."""
 
 from __future__ import annotations
 
@@ -10,23 +10,30 @@ from ..config import LessonGrading
 from ..grading.context import GradingContext
 from ..grading.reader import SubmissionReading
 from ..grading.references import ReferenceSet
-from .read_ledger import META_KEY
+from ..records import SubmissionGrade
+from .read_ledger import grading_meta
 
 
 class WriteGradingContext(NbGraderPreprocessor):
-    """Pick the device of record for this student and write the grading context beside the notebook."""
+    """Write the record ReadLedger graded (and the reference it used) beside the notebook for the kernel.
+
+    Plain nbgrader assignments (no grading state) pass through.
+    """
 
     def preprocess(self, nb: NotebookNode, resources: ResourcesDict) -> tuple[NotebookNode, ResourcesDict]:
+        meta = grading_meta(nb)
+        if "record" not in meta:
+            return nb, resources
         settings = LessonGrading(config=self.config)
-        assignment = resources["nbgrader"]["assignment"]
-        raw = nb.metadata.get(META_KEY)
-        reading = (
-            SubmissionReading.model_validate(raw)
-            if raw is not None
-            else SubmissionReading(errors=["ReadLedger did not run before ClearOutput (check nbgrader_config.py)"])
-        )
-        refs = ReferenceSet(settings.store(), assignment, settings.policy())
+        reading = SubmissionReading.model_validate(meta["reading"])
+        refs = ReferenceSet(settings.store(), resources["nbgrader"]["assignment"], settings.policy())
         ref, note = refs.for_student(reading.student_device, reading.student_device_name)
         folder = resources.get("metadata", {}).get("path", ".")
-        GradingContext(reading=reading, reference=ref, note=note, policy=settings.policy()).write(folder)
+        GradingContext(
+            reading=reading,
+            reference=ref,
+            note=note,
+            policy=settings.policy(),
+            record=SubmissionGrade.model_validate(meta["record"]),
+        ).write(folder)
         return nb, resources

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import random
+import shutil
 from collections.abc import Callable
 from datetime import datetime, timezone
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -64,6 +67,13 @@ def _set_prediction(value=None, because=None):
     return edit
 
 
+def _deep(n):
+    v: object = []
+    for _ in range(n):
+        v = [v]
+    return v
+
+
 def _bytes(nb) -> bytes:
     return json.dumps(nb, allow_nan=True).encode()
 
@@ -109,10 +119,21 @@ def _garbage_ledger(nb):
 
 # name -> (builder(nb) -> bytes, check(record, base_record))
 CASES: dict[str, tuple[Callable, Callable[[SubmissionGrade, SubmissionGrade], bool]]] = {
-    "not_json": (lambda nb: b"print('hello')", lambda r, b: "not valid JSON" in r.errors[0] and r.total == 0),
+    "not_json": (lambda nb: b"print('hello')", lambda r, b: "not valid JSON" in r.errors[0] and r.total == 0
+                 and "print" not in r.model_dump_json()),
     "json_not_notebook": (lambda nb: b'{"hello": [1, 2]}', lambda r, b: "not a Jupyter notebook" in r.errors[0]),
     "list_json": (lambda nb: b"[1, 2, 3]", lambda r, b: "not a Jupyter notebook" in r.errors[0]),
-    "old_nbformat": (lambda nb: _bytes({**nb, "nbformat": 3}), lambda r, b: any("too old" in e for e in r.errors)),
+    "old_nbformat": (lambda nb: _bytes({**nb, "nbformat": 3}),
+                     lambda r, b: "notebook format 3.5 is too old" in r.errors[0] and "unreadable" in r.flags),
+    "nbformat3_worksheets": (lambda nb: _bytes({"nbformat": 3, "nbformat_minor": 0, "metadata": {},
+                                                "worksheets": [{"cells": []}]}),
+                             lambda r, b: "notebook format 3.0 is too old" in r.errors[0] and r.total == 0),
+    "nested_too_deep": (lambda nb: b'{"cells": [], "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+                        lambda r, b: "nested too deeply" in r.errors[0] and "unreadable_too_deep" in r.flags),
+    "nested_deep_but_parsable": (lambda nb: _bytes({**nb, "metadata": {"x": _deep(200)}}),
+                                 lambda r, b: "nested too deeply" in r.errors[0]),
+    "invalid_cell_ids": (lambda nb: _bytes({**nb, "cells": [{**c, "id": "bad id!"} for c in nb["cells"]]}),
+                         lambda r, b: "cell id(s) are invalid" in r.errors[0] and r.total == b.total),
     "empty": (lambda nb: b"", lambda r, b: "empty" in r.errors[0] and "unreadable" in r.flags),
     "non_utf8": (lambda nb: b"\xff\xfe" + _bytes(nb)[:100], lambda r, b: "not UTF-8" in r.errors[0]),
     "huge_outputs": (lambda nb: _bytes(_huge(nb)), lambda r, b: r.total == b.total and r.chain.status == "ok"),
@@ -120,7 +141,8 @@ CASES: dict[str, tuple[Callable, Callable[[SubmissionGrade, SubmissionGrade], bo
                           lambda r, b: "cell_deleted:grade_gpu_speedup" in r.flags and r.predictions[0].points == 0
                           and "was deleted or renamed" in r.predictions[0].reason),
     "cells_reordered": (lambda nb: _bytes({**nb, "cells": nb["cells"][::-1]}),
-                        lambda r, b: r.total == b.total and r.chain.status == "ok"),
+                        lambda r, b: r.total == b.total and r.chain.status == "ok"
+                        and r.unanswered == b.unanswered),
     "cell_duplicated": (lambda nb: _bytes({**nb, "cells": nb["cells"] + nb["cells"][7:8]}),
                         lambda r, b: any(f.startswith("cell_duplicated:") for f in r.flags)),
     "grade_id_renamed": (lambda nb: _bytes(_rename(nb, "grade_wall_speedup", "grade_wall_speedup_v2")),
@@ -166,10 +188,58 @@ CASES: dict[str, tuple[Callable, Callable[[SubmissionGrade, SubmissionGrade], bo
 }
 
 
+def _symlinked_notebook(nb_path: Path, outside: Path, data: bytes) -> None:
+    (outside / "secret.ipynb").write_bytes(data)
+    nb_path.symlink_to(outside / "secret.ipynb")
+
+
+def _symlinked_student(nb_path: Path, outside: Path, data: bytes) -> None:
+    student = nb_path.parent.parent
+    target = outside / "elsewhere"
+    (target / "04_fusion").mkdir(parents=True)
+    (target / "04_fusion" / "04_fusion.ipynb").write_bytes(data)
+    student.rmdir() if student.exists() and not any(student.iterdir()) else None
+    shutil.rmtree(student, ignore_errors=True)
+    student.symlink_to(target, target_is_directory=True)
+
+
+def _sparse(nb_path: Path, outside: Path, data: bytes) -> None:
+    with open(nb_path, "wb") as f:
+        f.truncate(201 << 20)
+
+
+# Files that are not plain files inside the course: name -> (make(notebook path, a folder outside, base bytes),
+# check(record, base record)). Each must be refused without being read.
+FS_CASES: dict[str, tuple[Callable[[Path, Path, bytes], None], Callable[[SubmissionGrade, SubmissionGrade], bool]]] = {
+    "symlinked_notebook": (_symlinked_notebook, lambda r, b: "symbolic link" in r.errors[0]
+                           and r.notebook_sha256 is None and "unreadable_refused" in r.flags and r.total == 0),
+    "symlinked_student_folder": (_symlinked_student, lambda r, b: "symbolic link" in r.errors[0]
+                                 and r.notebook_sha256 is None and r.total == 0),
+    "fifo": (lambda p, o, d: os.mkfifo(p), lambda r, b: "named pipe" in r.errors[0] and r.total == 0),
+    "folder_as_notebook": (lambda p, o, d: p.mkdir(), lambda r, b: "a folder" in r.errors[0]),
+    "sparse_201_mib": (_sparse, lambda r, b: "over the 200 MiB limit" in r.errors[0] and r.notebook_sha256 is None),
+    "dev_zero_link": (lambda p, o, d: p.symlink_to("/dev/zero"), lambda r, b: "symbolic link" in r.errors[0]),
+}
+
+
+def build_corpus(root: Path, outside: Path, base: dict, cases: list[str] | None = None) -> None:
+    """Put every bad submission (bytes and filesystem kinds) plus 'base' into the course at ``root``."""
+    def folder(student):
+        f = root / "submitted" / student / "04_fusion"
+        f.mkdir(parents=True, exist_ok=True)
+        return f
+
+    (folder("base") / "04_fusion.ipynb").write_bytes(_bytes(base))
+    for name, (build, _) in CASES.items():
+        if cases is None or name in cases:
+            (folder(name) / "04_fusion.ipynb").write_bytes(build(json.loads(json.dumps(base))))
+    for name, (make, _) in FS_CASES.items():
+        if cases is None or name in cases:
+            make(folder(name) / "04_fusion.ipynb", outside, _bytes(base))
+
+
 @pytest.fixture(scope="module")
 def corpus_batch(tmp_path_factory, course_template):
-    import shutil
-
     root = tmp_path_factory.mktemp("corpus") / "course"
     shutil.copytree(course_template, root)
     c = Course.at(root)
@@ -184,9 +254,7 @@ def corpus_batch(tmp_path_factory, course_template):
         (folder / "04_fusion.ipynb").write_bytes(data)
 
     clean = {f"clean_{i}": nbformat.writes(_base(release, spec, ref, seed=100 + i)).encode() for i in range(4)}
-    put("base", _bytes(base))
-    for name, (build, _) in CASES.items():
-        put(name, build(json.loads(json.dumps(base))))
+    build_corpus(root, tmp_path_factory.mktemp("outside"), base)
     put("copier", _bytes(base))  # a verbatim copy of another student's notebook
     for s, data in clean.items():
         put(s, data)
@@ -208,12 +276,22 @@ def test_corpus_has_at_least_25_kinds():
     assert len(CASES) >= 25
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", sorted([*CASES, *FS_CASES]))
 def test_each_bad_submission_gets_its_verdict(corpus_batch, name):
     store, _, _ = corpus_batch
     record, base = store.load("04_fusion", name), store.load("04_fusion", "base")
     assert record is not None, "every submission gets a record"
-    assert CASES[name][1](record, base), record.model_dump_json(exclude={"explanations"})[:1500]
+    check = CASES[name][1] if name in CASES else FS_CASES[name][1]
+    assert check(record, base), record.model_dump_json(exclude={"explanations"})[:1500]
+
+
+def test_unreadable_submissions_say_why_in_every_explanation_comment(corpus_batch):
+    store, _, _ = corpus_batch
+    for name in ("not_json", "fifo", "symlinked_notebook"):
+        record = store.load("04_fusion", name)
+        assert record.explanations and all(e.comment.startswith("Not graded: your submitted notebook could not")
+                                           for e in record.explanations)
+        assert set(record.unanswered) >= {e.grade_id for e in record.explanations}
 
 
 def test_copied_chain_is_detected_across_the_class(corpus_batch):

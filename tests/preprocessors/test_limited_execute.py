@@ -58,7 +58,7 @@ def test_the_batch_goes_on_and_every_notebook_is_graded(autograded):
 @pytest.mark.parametrize("student, flag, words", [
     ("looper", "execution_timeout", "CellTimeoutError"),
     ("bomber", "execution_memory", "MemoryError"),
-    ("writer", "execution_wrote_outside_folder", "pwned.txt"),
+    ("writer", "execution_denied", "pwned.txt"),  # the sandbox hides records/: the write fails
 ])
 def test_each_misbehaving_notebook_gets_a_clear_verdict(autograded, student, flag, words):
     c, _ = autograded

@@ -1,0 +1,88 @@
+"""The one grading state of a submission: read once, graded once, right after reading.
+
+Both grading paths call :func:`grade_opened` on what :func:`~.safe_read.open_submission` returned: the
+fast batch stores the record and writes it into the gradebook; the native path (nbgrader autograde) keeps it
+in the notebook's metadata, shows it in the kernel and writes the same rows after SaveAutoGrades. A
+notebook that cannot be graded from its content (refused, not JSON, too deep, old format, …) is graded as
+the released notebook handed in untouched — every test 0, every answer "No response." — and its record,
+flags and explanation comments say why, so the gradebook shows the reason too.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+from typing import Any
+
+from ..records import SubmissionGrade
+from ..spec import LessonSpec
+from .grade import grade_submission
+from .policy import GradingPolicy
+from .reader import SubmissionReading, read_notebook_bytes, read_notebook_node
+from .references import ReferenceSet
+from .safe_read import Opened
+
+__all__ = ["grade_opened", "grade_reading", "load_release", "read_opened"]
+
+
+def load_release(course_root: str | Path, spec: LessonSpec) -> dict[str, Any] | None:
+    """The released notebook of the lesson (the course's own file), or None where it was not generated."""
+    p = Path(course_root) / "release" / spec.id / spec.notebook
+    try:
+        return _parsed(str(p), p.stat().st_mtime_ns)
+    except (OSError, ValueError):
+        return None
+
+
+@functools.lru_cache(maxsize=8)
+def _parsed(path: str, mtime_ns: int) -> dict[str, Any]:
+    return json.loads(Path(path).read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+
+
+def read_opened(opened: Opened, spec: LessonSpec, release: dict[str, Any] | None) -> SubmissionReading:
+    if opened.data is None:
+        return SubmissionReading(problem="refused", errors=[opened.refusal or "the notebook was not read"])
+    return read_notebook_bytes(opened.data, spec, release)
+
+
+def grade_reading(
+    reading: SubmissionReading,
+    spec: LessonSpec,
+    refs: ReferenceSet,
+    policy: GradingPolicy,
+    student: str,
+    release: dict[str, Any] | None,
+) -> SubmissionGrade:
+    if not reading.unreadable or release is None:
+        return grade_submission(reading, spec, refs, policy, student)
+    stand_in = read_notebook_node(release, spec, None, release)
+    record = grade_submission(stand_in, spec, refs, policy, student)
+    reason = "; ".join(reading.errors)
+    return record.model_copy(
+        update={
+            "notebook_sha256": reading.sha256,
+            "errors": list(reading.errors),
+            "flags": ["unreadable", f"unreadable_{reading.problem}", *record.flags],
+            "explanations": [
+                e.model_copy(update={"comment": f"Not graded: your submitted notebook could not be read ({reason}).",
+                                     "found": [], "matched": 0, "suggested_fraction": 0.0})
+                for e in record.explanations
+            ],
+            "predictions": [
+                p.model_copy(update={"reason": f"your submitted notebook could not be read ({reason}); 0 points."})
+                for p in record.predictions
+            ],
+        }
+    )
+
+
+def grade_opened(
+    opened: Opened,
+    spec: LessonSpec,
+    refs: ReferenceSet,
+    policy: GradingPolicy,
+    student: str,
+    release: dict[str, Any] | None,
+) -> SubmissionGrade:
+    return grade_reading(read_opened(opened, spec, release), spec, refs, policy, student, release)
