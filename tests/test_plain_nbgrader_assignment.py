@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder.config import CourseSettings
 from autograder.course import Course
 from autograder.grading.gradebook_sync import read_rows
 
@@ -73,7 +74,7 @@ def test_scores_are_the_same(both):
     assert "no lesson.toml" not in logs[ours]
     for notebook in ("problem1", "problem2"):
         a = read_rows(f"sqlite:///{stock / 'gradebook.db'}", "ps1", notebook)
-        b = read_rows(Course.at(ours).gradebook_url, "ps1", notebook)
+        b = read_rows(CourseSettings.load(Course.at(ours).root).db_url, "ps1", notebook)
         assert a and a == b, notebook
-    solved = read_rows(Course.at(ours).gradebook_url, "ps1", "problem1")
+    solved = read_rows(CourseSettings.load(Course.at(ours).root).db_url, "ps1", "problem1")
     assert any(v and v > 0 for k, v in solved.items() if k[0] == "solver" and len(k) == 2)

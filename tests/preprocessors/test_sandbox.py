@@ -14,6 +14,7 @@ import nbformat
 import pytest
 
 from autograder.bench.store import ReferenceStore
+from autograder.config import CourseSettings
 from autograder.course import Course
 from autograder.grading.batch import grade_class
 from autograder.grading.gradebook_sync import read_rows
@@ -93,6 +94,6 @@ def test_nothing_outside_the_folders_changed_or_leaked(sandboxed):
 
 def test_gradebook_rows_equal_the_fast_batch(sandboxed):
     c, fast, _ = sandboxed
-    assert read_rows(c.gradebook_url, "04_fusion", "04_fusion") == read_rows(
-        fast.gradebook_url, "04_fusion", "04_fusion"
+    assert read_rows(CourseSettings.load(c.root).db_url, "04_fusion", "04_fusion") == read_rows(
+        CourseSettings.load(fast.root).db_url, "04_fusion", "04_fusion"
     )
