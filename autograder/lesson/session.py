@@ -215,6 +215,34 @@ class Lesson:
             self._measurements[key] = self._harness_for_device().measure(self.spec.workload, params, variants)
         return self._measurements[key]
 
+    def _show_against_reference(self, cases: list[Case], what: str) -> None:
+        """Under grading, in place of measuring: what the student measured on their own device next to the
+        device of record's value, for every quantity this cell measures (the feedback shows it)."""
+        from ..kinds import kind_of
+        from ..ledger import measured_values
+
+        ctx = self._context
+        if ctx is None:
+            show_text(f"(grading) {what}: not measured; no grading context was prepared.")
+            return
+        ref = ctx.reference
+        own = measured_values(ctx.reading.entries)
+        lines = [f"(grading) {what}: not measured again; your measurements next to the {ref.device.name} reference:"]
+        for q in self.spec.quantities:
+            kind = kind_of(q)
+            if not kind.touched_by(q, cases):
+                continue
+            mine = own.get(q.id)
+            theirs = ref.quantities.get(q.id)
+            shown_mine = (
+                f"{kind.show(mine.value) if mine.value is not None else '—'} on {mine.meta.get('device_name', '?')}"
+                if mine is not None
+                else "not measured"
+            )
+            shown_ref = kind.show(theirs.value) if theirs is not None else "—"
+            lines.append(f"  {q.id}: you {shown_mine}; {ref.device.name}: {shown_ref} ({q.method})")
+        show_text("\n".join(lines))
+
     def _cases_at(self, point: dict[str, ParamValue]) -> list[Case]:
         return [Case(variant=v, params=point) for v in self.spec.workload.variants]
 
@@ -300,9 +328,11 @@ class Lesson:
         wl = self.spec.workload
         asked = wl.case_params(args, params)
         point = self.spec.substitute(self._kind, asked)
-        if self.grading_mode or self.validating:
-            what = "grading" if self.grading_mode else "validating"
-            show_text(f"({what}) measurement of {wl.describe(point)} skipped: the stored reference is used.")
+        if self.grading_mode:
+            self._show_against_reference(self._cases_at(asked), wl.describe(asked))
+            return
+        if self.validating:
+            show_text(f"(validating) measurement of {wl.describe(point)} skipped.")
             return
         if not self._may_reveal(self._cases_at(point)):
             return
@@ -359,9 +389,11 @@ class Lesson:
 
         wl = self.spec.workload
         fixed_params = wl.case_params(args, fixed)
-        if self.grading_mode or self.validating:
-            what = "grading" if self.grading_mode else "validating"
-            show_text(f"({what}) sweep at {fixed_params} skipped: the stored reference is used.")
+        if self.grading_mode:
+            self._show_against_reference(self.spec.grid_cases("cuda", fixed_params), f"the sweep at {fixed_params}")
+            return
+        if self.validating:
+            show_text(f"(validating) sweep at {fixed_params} skipped.")
             return
         kind = self._kind
         cases = self.spec.grid_cases(kind, self.spec.substitute(kind, fixed_params))

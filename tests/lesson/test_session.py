@@ -93,3 +93,30 @@ def test_nbgrader_validate_never_touches_the_ledger(lesson_dir, repo, tmp_path):
     )
     assert "Traceback" not in r.stdout, r.stdout[-2000:]
     assert (lesson_dir / ".04_fusion.ledger.json").read_bytes() == before
+
+
+def test_graded_notebook_shows_own_measurement_next_to_the_device_of_record(lesson_dir, h200, monkeypatch, capsys):
+    """Under nbgrader autograde the measure cell does not measure again: the feedback notebook shows what the
+    student measured on their own device next to the device of record's value."""
+    from datetime import datetime, timezone
+
+    from autograder.grading.context import GradingContext
+    from autograder.grading.policy import GradingPolicy
+    from autograder.grading.reader import SubmissionReading
+    from autograder.ledger import append, genesis, verify_chains
+
+    t = datetime(2026, 11, 30, tzinfo=timezone.utc)
+    chain = [genesis("04_fusion", "n" * 32, t)]
+    chain.append(append(chain, "measurement", "gpu_speedup@fp16,2^24", 2.5, t, meta={"device_name": "Tesla T4"}))
+    verdict, entries = verify_chains([[e.model_dump(mode="json") for e in chain]])
+    ctx = GradingContext(reading=SubmissionReading(verdict=verdict, entries=entries), reference=h200,
+                         policy=GradingPolicy())
+    ctx.write(lesson_dir)
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    L = Lesson.load(lesson_dir)
+    capsys.readouterr()
+    L.measure("float16", 24)
+    out = capsys.readouterr().out
+    assert "gpu_speedup@fp16,2^24: you 2.50× on Tesla T4; NVIDIA H200: 3.85×" in out
+    assert "wall_speedup@fp16,2^24: you not measured; NVIDIA H200" in out
+    assert "wall_speedup@fp16,2^12" not in out  # not measured by this cell
