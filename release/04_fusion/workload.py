@@ -8,7 +8,7 @@ from __future__ import annotations
 from autograder.workload import Fact, Work, Workload, compile_fresh, fresh_function
 
 #: relu(x * 2 + 1) * 0.5 -- one elementwise kernel per op when run eagerly
-CHAIN = "def chain(x):\n    return ((torch.relu(((x * 2.0) + 1.0)) * 0.5))\n"
+CHAIN = "def relu_chain(x):\n    return ((torch.relu(((x * 2.0) + 1.0)) * 0.5))\n"
 N_OPS = 4
 DTYPE_BYTES = {"float16": 2, "bfloat16": 2, "float32": 4}
 
@@ -31,8 +31,8 @@ class Fusion(Workload):
         import torch
 
         if variant == "eager":
-            return fresh_function(CHAIN, "chain", {"torch": torch})
-        return compile_fresh(CHAIN, "chain", {"torch": torch})
+            return fresh_function(CHAIN, "relu_chain", {"torch": torch})
+        return compile_fresh(CHAIN, "relu_chain", {"torch": torch})
 
     def work(self, variant, params):
         # unfused: every op reads one tensor and writes one; fused: read the input once, write the output once
