@@ -9,20 +9,30 @@ gradebook URL beside nbgrader's.
 
 from __future__ import annotations
 
+import difflib
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from traitlets import Bool, Dict, Enum, Float, Integer, Unicode
+from pydantic import ValidationError
+from traitlets import Bool, Dict, Enum, Float, Integer, TraitError, Unicode
 from traitlets.config import Config, Configurable
 from traitlets.config.loader import PyFileConfigLoader
 
 from .bench.store import ReferenceStore
 from .course import Course
+from .errors import ConfigError
 from .grading.policy import GradingPolicy
 from .scaleout.settings import SlurmSettings
 
-__all__ = ["CourseSettings", "LessonGrading", "SlurmGrading", "default_db_url", "load_course_config"]
+__all__ = [
+    "CourseSettings",
+    "LessonGrading",
+    "SlurmGrading",
+    "check_config",
+    "default_db_url",
+    "load_course_config",
+]
 
 
 class LessonGrading(Configurable):
@@ -46,6 +56,16 @@ class LessonGrading(Configurable):
         return ReferenceStore(self.course().references)
 
     def policy(self) -> GradingPolicy:
+        try:
+            return self._policy()
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = ".".join(str(p) for p in first["loc"])
+            raise ConfigError(
+                f"nbgrader_config.py: c.LessonGrading.{field} = {first.get('input')!r}: {first['msg']}"
+            ) from None
+
+    def _policy(self) -> GradingPolicy:
         return GradingPolicy.model_validate(
             {
                 "device_of_record": self.device_of_record,
@@ -119,6 +139,7 @@ class CourseSettings:
 
     @classmethod
     def from_config(cls, config: Config, root: str | Path | None = None) -> CourseSettings:
+        check_config(config)
         lesson = LessonGrading(config=config)
         course_dir = config.get("CourseDirectory", Config())
         course = Course.at(root or lesson.course_root or course_dir.get("root") or os.getcwd())
@@ -129,6 +150,27 @@ class CourseSettings:
             policy=lesson.policy(),
             slurm=SlurmGrading(config=config).settings(),
         )
+
+
+def check_config(config: Config) -> None:
+    """One clear line for a mistyped value or a misspelled setting name of this project's sections,
+    instead of a traitlets traceback (or, for a name, silence)."""
+    for section, cls in (("LessonGrading", LessonGrading), ("SlurmGrading", SlurmGrading)):
+        given = config.get(section, Config())
+        known = set(cls.class_trait_names(config=True))
+        for name, value in given.items():
+            if name not in known:
+                close = difflib.get_close_matches(name, sorted(known), n=1)
+                hint = f"; did you mean {close[0]}?" if close else f"; known: {', '.join(sorted(known))}"
+                raise ConfigError(f"nbgrader_config.py: c.{section}.{name} is not a setting{hint}")
+            try:
+                cls(config=Config({section: {name: value}}))
+            except TraitError as exc:
+                reason = str(exc).split(" expected ", 1)[-1].rstrip(".")
+                raise ConfigError(
+                    f"nbgrader_config.py: c.{section}.{name} = {value!r} is not valid: expected {reason}"
+                ) from None
+    LessonGrading(config=config).policy()
 
 
 def load_course_config(root: str | Path) -> Config:

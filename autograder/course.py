@@ -75,7 +75,27 @@ class Course:
         for folder in (self.root / "source" / assignment, self.root / "release" / assignment):
             if (folder / "lesson.toml").exists():
                 return load_spec(folder)
-        raise LessonSpecError(f"no lesson.toml for assignment {assignment!r} under {self.root}/source or release")
+        raise LessonSpecError(self._unknown(assignment))
+
+    def lessons(self) -> list[str]:
+        """Assignments of this course that are lessons (a folder with a lesson.toml under source/ or release/)."""
+        return sorted({p.parent.name for d in ("source", "release") for p in (self.root / d).glob("*/lesson.toml")})
+
+    def _unknown(self, assignment: str) -> str:
+        import difflib
+
+        known = self.lessons()
+        if not (self.root / "nbgrader_config.py").exists():
+            return (
+                f"no lesson.toml for assignment {assignment!r}: {self.root} is not a course (no nbgrader_config.py); "
+                "run from the course folder or pass -C COURSE"
+            )
+        close = difflib.get_close_matches(assignment, known, n=1)
+        hint = f"; did you mean {close[0]}?" if close else ""
+        return (
+            f"no lesson.toml for assignment {assignment!r} under {self.root}/source or release "
+            f"(lessons here: {', '.join(known) or 'none'}){hint}"
+        )
 
     def notebook_path(self, student: str, assignment: str) -> Path:
         return self.submitted / student / assignment / self.spec(assignment).notebook

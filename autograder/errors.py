@@ -11,6 +11,7 @@ from __future__ import annotations
 __all__ = [
     "AutograderError",
     "BenchmarkError",
+    "ConfigError",
     "GradebookError",
     "LessonSpecError",
     "NotebookReadError",
@@ -45,3 +46,7 @@ class GradebookError(AutograderError):
 
 class BenchmarkError(AutograderError):
     """The benchmark could not produce a trustworthy number (compiled output wrong, device too small)."""
+
+
+class ConfigError(AutograderError):
+    """``nbgrader_config.py`` sets a value this project cannot use, or a setting name it does not know."""

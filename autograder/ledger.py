@@ -152,6 +152,7 @@ def committed_predictions(chain: Sequence[LedgerEntry]) -> dict[str, Prediction]
     latest: dict[str, LedgerEntry] = {}
     before: dict[str, float | str | None] = {}
     revised: set[str] = set()
+    late_first: set[str] = set()
     for e in chain:
         if e.quantity is None:
             continue
@@ -164,6 +165,8 @@ def committed_predictions(chain: Sequence[LedgerEntry]) -> dict[str, Prediction]
                 before[q] = e.value
             elif q not in before or e.value != before[q]:
                 revised.add(q)
+                if q not in before:
+                    late_first.add(q)
             latest[q] = e
     out: dict[str, Prediction] = {}
     for q, e in latest.items():
@@ -175,6 +178,7 @@ def committed_predictions(chain: Sequence[LedgerEntry]) -> dict[str, Prediction]
             seq=e.seq,
             revisions=counts[q] - 1,
             revised_after_measurement=q in revised,
+            first_committed_after_measurement=q in late_first,
         )
     return out
 

@@ -76,3 +76,26 @@ def test_bench_option_errors_are_one_line_and_store_nothing(args, says, repo, tm
     assert r.exit_code == 2 and says in r.output and "Traceback" not in r.output, r.output
     assert len([line for line in r.output.splitlines() if line.strip()]) == 1
     assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    "line, needle",
+    [
+        ('c.LessonGrading.revised_penalty = "half"', "revised_penalty = 'half' is not valid: expected a float"),
+        ("c.LessonGrading.revised_penalty = 1.5", "revised_penalty = 1.5: Input should be less than or equal to 1"),
+        ('c.LessonGrading.revised_after_measurement = "harsh"', "expected any of ['flag', 'penalty', 'zero']"),
+        ("c.LessonGrading.revised_penalti = 0.3", "revised_penalti is not a setting; did you mean revised_penalty?"),
+    ],
+)
+def test_config_mistakes_are_one_line_and_exit_2(tmp_path, line, needle):
+    (tmp_path / "nbgrader_config.py").write_text(f"c = get_config()\n{line}\n")
+    r = runner.invoke(app, ["grade", "04_fusion", "--course", str(tmp_path)])
+    assert r.exit_code == 2 and needle in " ".join(r.output.split()) and "Traceback" not in r.output
+
+
+def test_a_typo_in_the_assignment_name_suggests_the_lesson(repo):
+    r = runner.invoke(app, ["lint", "04_fusoin", "--course", str(repo)])
+    assert r.exit_code == 2 and "04_fusion" in r.output
+    r = runner.invoke(app, ["bench", "04_fusoin", "--course", str(repo), "--device", "cpu"])
+    out = " ".join(r.output.split())
+    assert r.exit_code == 2 and "did you mean 04_fusion?" in out and "Traceback" not in out

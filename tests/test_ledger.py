@@ -95,3 +95,20 @@ def test_any_single_field_edit_is_detected(idx, field, new):
     raw[idx][field] = new
     verdict, _ = verify_chains([raw])
     assert verdict.status != "ok"
+
+
+def test_first_commitment_after_measuring_is_told_apart_from_a_change_of_mind():
+    from datetime import datetime, timezone
+
+    from autograder.ledger import append, committed_predictions, genesis
+
+    t = datetime(2026, 11, 30, tzinfo=timezone.utc)
+    chain = [genesis("l", "n", t)]
+    chain.append(append(chain, "prediction", "a", 2.0, t, "why"))
+    chain.append(append(chain, "measurement", "a", 3.0, t))
+    chain.append(append(chain, "measurement", "b", 3.0, t))
+    chain.append(append(chain, "prediction", "a", 3.0, t, "saw it"))
+    chain.append(append(chain, "prediction", "b", 3.0, t, "late"))
+    got = committed_predictions(chain)
+    assert got["a"].revised_after_measurement and not got["a"].first_committed_after_measurement
+    assert got["b"].revised_after_measurement and got["b"].first_committed_after_measurement

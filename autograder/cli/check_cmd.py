@@ -26,7 +26,28 @@ def check(
     if not notebook.is_file():
         raise NotebookReadError(f"{notebook}: no such file")
     spec = load_spec(lesson or notebook.parent)
-    rows, problems = checklist(read_notebook_bytes(notebook.read_bytes(), spec), spec)
+    reading = read_notebook_bytes(notebook.read_bytes(), spec)
+    rows, problems = checklist(reading, spec)
+    unsaved = _unsaved(notebook.parent / f".{spec.id}.ledger.json", len(reading.entries))
+    if unsaved:
+        problems.insert(0, unsaved)
     console.print(render_checklist(rows, problems), highlight=False)
     if problems or not all(r.ok for r in rows):
         raise typer.Exit(1)
+
+
+def _unsaved(sidecar: Path, in_file: int) -> str | None:
+    """The lesson keeps its ledger beside the notebook too: more entries there than in the file means the
+    notebook was not saved since the last commitment, and the file (what is submitted) lacks them."""
+    import json
+
+    try:
+        beside = len(json.loads(sidecar.read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):
+        return None
+    if beside <= in_file:
+        return None
+    return (
+        f"the notebook file is not saved: its ledger has {in_file} entries, the lesson's ledger beside it "
+        f"{beside}; save the notebook (File → Save, or Ctrl+S) and check again before you submit"
+    )

@@ -51,7 +51,12 @@ def checklist(reading: SubmissionReading, spec: LessonSpec) -> tuple[list[CheckR
         elif not p.because.strip():
             rows.append(CheckRow(q.id, "invalid", shown, "no because= reason given"))
         elif p.revised_after_measurement:
-            rows.append(CheckRow(q.id, "revised", shown, "changed after you measured it: the course policy applies"))
+            note = (
+                "committed only after you measured it: the course policy applies"
+                if p.first_committed_after_measurement
+                else "changed after you measured it: the course policy applies"
+            )
+            rows.append(CheckRow(q.id, "revised", shown, note))
         else:
             m = measured.get(q.id)
             note = (

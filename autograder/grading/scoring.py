@@ -98,14 +98,19 @@ def grade_prediction(
     reason = f"you predicted {kind.show(value)}; {where}; {score.verdict}"
     if prediction.revised_after_measurement:
         flags.append("revised_after_measurement")
+        when = (
+            "first committed after you had measured it"
+            if prediction.first_committed_after_measurement
+            else "revised after you measured it"
+        )
         if policy.revised_after_measurement == "zero":
             frac = 0.0
-            reason += "; revised after you measured it → no credit"
+            reason += f"; {when} → no credit"
         elif policy.revised_after_measurement == "penalty":
             frac *= policy.revised_penalty
-            reason += f"; revised after you measured it → {100 * policy.revised_penalty:.0f}% of that kept"
+            reason += f"; {when} → {100 * policy.revised_penalty:.0f}% of that kept"
         else:
-            reason += "; revised after you measured it (flagged for your instructor)"
+            reason += f"; {when} (flagged for your instructor)"
     if device_note:
         reason += f" ({device_note})"
     points = round(frac * q.points, 4)

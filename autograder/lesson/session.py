@@ -177,7 +177,10 @@ class Lesson:
             return
         e = self._append("prediction", quantity, normalized, because.strip())
         msg = f"✔ committed #{e.seq}: {kind.describe(q)} = {shown} — because {because.strip()}"
-        if committed_predictions(self.chain)[quantity].revised_after_measurement:
+        now = committed_predictions(self.chain)[quantity]
+        if now.first_committed_after_measurement:
+            msg += "\n⚠ this quantity was measured before you committed it: it is marked revised_after_measurement."
+        elif now.revised_after_measurement:
             msg += "\n⚠ you changed it after measuring this quantity: it is marked revised_after_measurement."
         show_ledger(self.spec.id, self.chain, msg)
 

@@ -39,6 +39,9 @@ class Prediction(Record):
     seq: int
     revisions: int = Field(default=0, ge=0, description="earlier predictions for the same quantity")
     revised_after_measurement: bool = False
+    first_committed_after_measurement: bool = Field(
+        default=False, description="no prediction existed before the measurement (not a change of mind)"
+    )
 
 
 class ChainVerdict(Record):

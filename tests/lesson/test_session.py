@@ -120,3 +120,17 @@ def test_graded_notebook_shows_own_measurement_next_to_the_device_of_record(less
     assert "gpu_speedup@fp16,2^24: you 2.50× on Tesla T4; NVIDIA H200: 3.85×" in out
     assert "wall_speedup@fp16,2^24: you not measured; NVIDIA H200" in out
     assert "wall_speedup@fp16,2^12" not in out  # not measured by this cell
+
+
+def test_check_says_when_the_notebook_was_not_saved(lesson_dir, repo):
+    from typer.testing import CliRunner
+
+    from autograder.cli import app
+
+    L = Lesson.load(lesson_dir)
+    L.predict("gpu_speedup@fp16,2^24", 3.9, because="4x less traffic")
+    nb = lesson_dir / "04_fusion.ipynb"
+    nb.write_bytes((repo / "release/04_fusion/04_fusion.ipynb").read_bytes())  # as released: never saved since
+    r = CliRunner().invoke(app, ["check", str(nb)])
+    out = " ".join(r.output.split())
+    assert r.exit_code == 1 and "the notebook file is not saved" in out and "notebook OK" not in out
