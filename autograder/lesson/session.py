@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import textwrap
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
@@ -449,7 +450,13 @@ class Lesson:
             ctx = self._context
             shown = next((p for p in ctx.record.predictions if p.quantity == quantity), None) if ctx.record else None
             g = shown or grade_quantity(quantity, ctx.reading, self.spec, ctx.reference, ctx.note, ctx.policy)
-            show_text(f"{g.points:g}/{g.max_points:g} points — {g.reason}")
+            # wrapped: feedback HTML and formgrader show outputs in a box that scrolls sideways, not wraps
+            show_text(
+                textwrap.fill(
+                    f"{g.points:.2f}/{g.max_points:g} points — {g.reason}", width=96, subsequent_indent="    ",
+                    break_long_words=False, break_on_hyphens=False,
+                )
+            )
             return g.points
         rows, _ = checklist(self._reading(), self.spec)
         row = next(r for r in rows if r.quantity == quantity)
