@@ -97,6 +97,9 @@ def report(
     csv: Annotated[Path | None, typer.Option(help="CSV path (default COURSE/reports/ASSIGNMENT/grades.csv).")] = None,
     plot: Annotated[Path | None, typer.Option(help="Calibration plot (default .../calibration.png).")] = None,
     student: Annotated[str | None, typer.Option(help="Show one student's reasons instead.")] = None,
+    canvas: Annotated[
+        Path | None, typer.Option(help="Course report only: also write Canvas's gradebook-import CSV here.")
+    ] = None,
 ) -> None:
     """Summarize graded records: a class table, a CSV for the LMS, a calibration plot (predicted vs reference).
 
@@ -104,7 +107,7 @@ def report(
     course total, read from the gradebook (manual scores included), written to COURSE/reports/course.csv."""
     c = course_at(course)
     if assignment is None:
-        _course_report(c, csv)
+        _course_report(c, csv, canvas)
         return
     records = RecordStore(c.records).all(assignment)
     if not records:
@@ -129,9 +132,9 @@ def report(
     console.print(f"calibration plot: {plot_calibration(records, plot or out / 'calibration.png')}")
 
 
-def _course_report(c: Course, csv: Path | None) -> None:
+def _course_report(c: Course, csv: Path | None, canvas: Path | None) -> None:
     from ..config import CourseSettings
-    from ..grading.course_report import read_course_scores, write_course_csv
+    from ..grading.course_report import read_course_scores, write_canvas_csv, write_course_csv
 
     lessons = sorted(p.name for p in c.records.iterdir() if p.is_dir()) if c.records.is_dir() else []
     if not lessons:
@@ -147,3 +150,5 @@ def _course_report(c: Course, csv: Path | None) -> None:
         t.add_row(s, *(f"{scores.total.get((s, a), 0):.2f}" for a in lessons), f"{scores.course_total(s):.2f}")
     console.print(t)
     console.print(f"course CSV: {write_course_csv(scores, csv or c.root / 'reports' / 'course.csv')}")
+    if canvas is not None:
+        console.print(f"Canvas gradebook import: {write_canvas_csv(scores, canvas)}")

@@ -10,7 +10,10 @@ import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["CourseScores", "read_course_scores", "write_course_csv"]
+__all__ = ["CANVAS_HEADER", "CourseScores", "read_course_scores", "write_canvas_csv", "write_course_csv"]
+
+#: the identity columns of Canvas's gradebook CSV (what its "Import" accepts; students match on SIS Login ID)
+CANVAS_HEADER = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 
 
 @dataclass
@@ -87,4 +90,20 @@ def write_course_csv(scores: CourseScores, path: str | Path) -> Path:
                 ]
             pending = sum(scores.needs_manual.get((s, a), 0) for a in scores.assignments)
             w.writerow([*row, scores.course_total(s), scores.course_max, pending])
+    return p
+
+
+def write_canvas_csv(scores: CourseScores, path: str | Path) -> Path:
+    """Canvas's gradebook import layout: the identity columns, one column per lesson holding its total as
+    the gradebook shows it, and the "Points Possible" row Canvas reads maxima from.  nbgrader's student id
+    goes into "SIS Login ID" (JupyterHub logins usually are the institution's logins)."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    with p.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow([*CANVAS_HEADER, *scores.assignments])
+        maxima = [f"{scores.max_score.get(a, 0):g}" for a in scores.assignments]
+        w.writerow(["Points Possible", "", "", "", "", *maxima])
+        for s in scores.students:
+            w.writerow([s, "", "", s, "", *(f"{scores.total.get((s, a), 0.0):.2f}" for a in scores.assignments)])
     return p

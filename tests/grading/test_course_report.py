@@ -32,7 +32,8 @@ def test_course_csv_carries_manual_scores_and_course_totals(repo, tmp_path):
         g = gb.find_grade("explain_headline", "04_fusion", "04_fusion", "ada")
         g.manual_score = 2.5
         gb.db.commit()
-    r = CliRunner().invoke(app, ["report", "--course", str(c.root)], catch_exceptions=False)
+    canvas = c.root / "canvas.csv"
+    r = CliRunner().invoke(app, ["report", "--course", str(c.root), "--canvas", str(canvas)], catch_exceptions=False)
     assert r.exit_code == 0, r.output
     rows = {row["student"]: row for row in csv.DictReader((c.root / "reports/course.csv").open())}
     assert sorted(rows) == names
@@ -44,3 +45,8 @@ def test_course_csv_carries_manual_scores_and_course_totals(repo, tmp_path):
     assert float(ada["course max"]) == 14 + 14
     assert int(rows["bob"]["cells awaiting manual grading"]) >= 0
     assert "course: 3 students, 2 lessons" in " ".join(r.output.split())
+    lines = list(csv.reader(canvas.open()))
+    assert lines[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", *lessons]
+    assert lines[1][0] == "Points Possible" and lines[1][5:] == ["14", "14"]
+    by = {row[3]: row for row in lines[2:]}
+    assert float(by["ada"][6]) == float(ada["04_fusion total"]) and len(by) == 3
