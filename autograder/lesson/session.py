@@ -255,15 +255,21 @@ class Lesson:
 
         Measuring first and committing afterwards would mark the prediction as made after measuring (and
         cost credit), so the numbers are not shown at all: the student commits, then runs the cell again.
-        Run All with the predictions still empty therefore costs nothing."""
+        Run All with the predictions still empty therefore costs nothing.  A quantity is revealed when this
+        measurement completes the cases it is derived from (or, for one that scans a sweep, touches it)."""
         from ..kinds import kind_of
 
         committed = committed_predictions(self.chain)
-        missing = [
-            q.id
-            for q in self.spec.for_device(self._kind).quantities
-            if q.id not in committed and kind_of(q).touched_by(q, cases)
-        ]
+        measured = {m.case.key for ms in self._measurements.values() for m in ms}
+        new = {c.key for c in cases}
+        missing = []
+        for q in self.spec.for_device(self._kind).quantities:
+            if q.id in committed:
+                continue
+            kind = kind_of(q)
+            needs = {c.key for c in kind.cases(q)}
+            if (needs and needs & new and needs <= measured | new) or (not needs and kind.touched_by(q, cases)):
+                missing.append(q.id)
         if missing:
             show_text(
                 "✋ not measured yet: this would reveal "

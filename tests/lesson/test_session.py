@@ -134,3 +134,13 @@ def test_check_says_when_the_notebook_was_not_saved(lesson_dir, repo):
     r = CliRunner().invoke(app, ["check", str(nb)])
     out = " ".join(r.output.split())
     assert r.exit_code == 1 and "the notebook file is not saved" in out and "notebook OK" not in out
+
+
+def test_a_measurement_that_completes_nothing_unpredicted_runs(lesson_dir, capsys):
+    """fp16 at 2^24 is half of the fp32-vs-fp16 direction: measuring it reveals only what was predicted."""
+    L = Lesson.load(lesson_dir)
+    L.predict("gpu_speedup@fp16,2^24", 3.9, because="4x less traffic")
+    L.predict("wall_speedup@fp16,2^24", 1.0, because="dispatch-bound")
+    L.measure("float16", 24)
+    out = capsys.readouterr().out
+    assert "not measured yet" not in out and "gpu_time" in out
