@@ -474,6 +474,10 @@ def grade_class(
     policy = settings.policy if policy is None else policy
     runner = runner or LocalRunner(workers or 0)
     spec = course.spec(assignment)
+    if gradebook:
+        from .gradebook_sync import require_assignment
+
+        require_assignment(settings.db_url, assignment)
     runner.prepare(course, assignment, policy, progress)
     subs = find_submissions(course, spec, students)
     store = RecordStore(course.records)

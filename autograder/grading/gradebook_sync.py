@@ -32,6 +32,7 @@ __all__ = [
     "GradebookWrite",
     "dump_rows",
     "read_rows",
+    "require_assignment",
     "targets",
     "without_ids",
     "write_comments",
@@ -199,6 +200,24 @@ def write_gradebook(
     if progress:
         progress("gradebook", len(records), len(records))
     return done
+
+
+def require_assignment(db_url: str, assignment: str) -> None:
+    """Fail before grading, not after: the gradebook must exist and know the assignment (an SQLite file
+    that is not there is not created by this check)."""
+    from sqlalchemy.engine import make_url
+
+    url = make_url(db_url)
+    hint = f"run `nbgrader generate_assignment {assignment}` in the course first (or grade with --no-gradebook)"
+    if url.get_backend_name() == "sqlite" and url.database and not os.path.exists(url.database):
+        raise GradebookError(f"no gradebook at {url.database}: {hint}")
+    from nbgrader.api import Gradebook, MissingEntry
+
+    with Gradebook(db_url) as gb:
+        try:
+            gb.find_assignment(assignment)
+        except MissingEntry:
+            raise GradebookError(f"assignment {assignment!r} is not in the gradebook: {hint}") from None
 
 
 def _write(

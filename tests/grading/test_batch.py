@@ -70,3 +70,15 @@ def test_student_gpu_reference_is_used_when_it_exists(course, h200):
     rec = RecordStore(c.records).load("04_fusion", ids[0])
     assert rec.device_of_record == "nvidia-h200"
     assert "graded against your own GPU model, NVIDIA H200" in rec.predictions[0].reason
+
+
+def test_no_gradebook_fails_before_grading_anything(repo, tmp_path):
+    from autograder.errors import GradebookError
+
+    c = Course.copy(repo, tmp_path / "course")  # never released: no gradebook.db
+    spec = c.spec("04_fusion")
+    ref = ReferenceStore(c.references).load("04_fusion", "nvidia-h200")
+    generate_class(c.root, spec, ref, repo / "release/04_fusion/04_fusion.ipynb", 2, seed=1)
+    with pytest.raises(GradebookError, match="nbgrader generate_assignment 04_fusion"):
+        grade_class(c, "04_fusion", GradingPolicy(), workers=1)
+    assert not (c.root / "gradebook.db").exists() and not c.records.exists()
