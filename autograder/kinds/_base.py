@@ -15,7 +15,7 @@ from ..records import Case, DeviceFingerprint, Measurement, ParamValue, Quantity
 if TYPE_CHECKING:
     from ..workload import Workload
 
-__all__ = ["Args", "Kind", "Measurements", "Score", "log_ratio_score", "positive_number"]
+__all__ = ["Args", "Kind", "Measurements", "OneCaseArgs", "OneCaseKind", "Score", "log_ratio_score", "positive_number"]
 
 
 class Args(BaseModel):
@@ -136,6 +136,24 @@ class Kind:
             if missing:
                 out.append(f"quantity {q.id!r}: its case does not set {sorted(missing)}")
         return sorted(set(out))
+
+
+class OneCaseArgs(Args):
+    """A quantity read off one case of one variant (its kernel count, its share of a peak)."""
+
+    case: dict[str, ParamValue]
+    variant: str
+
+
+class OneCaseKind(Kind):
+    """A kind whose quantities are read off the single case their ``case`` and ``variant`` name."""
+
+    def cases(self, q: Quantity) -> list[Case]:
+        a = self.args(q)
+        return [Case(variant=a.variant, params=a.case)]
+
+    def primary_params(self, q: Quantity) -> dict[str, ParamValue]:
+        return dict(self.args(q).case)
 
 
 def positive_number(

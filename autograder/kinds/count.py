@@ -5,30 +5,22 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from ..records import Case, DeviceFingerprint, ParamValue, Quantity, QuantityValue
-from ._base import Args, Kind, Measurements, Score, _show
+from ..records import DeviceFingerprint, Quantity, QuantityValue
+from ._base import Measurements, OneCaseArgs, OneCaseKind, Score, _show
 
 if TYPE_CHECKING:
     from ..workload import Workload
 
 
-class CountArgs(Args):
-    case: dict[str, ParamValue]
-    variant: str
+class CountArgs(OneCaseArgs):
+    """The case and variant whose count is read."""
 
 
-class CountKind(Kind):
+class CountKind(OneCaseKind):
     name = "count"
     Args = CountArgs
     asks_for = "a whole number"
     example = 1
-
-    def cases(self, q: Quantity) -> list[Case]:
-        a = self.args(q)
-        return [Case(variant=a.variant, params=a.case)]
-
-    def primary_params(self, q: Quantity) -> dict[str, ParamValue]:
-        return dict(self.args(q).case)
 
     def derive(self, q: Quantity, ms: Measurements, fp: DeviceFingerprint | None, device: str) -> QuantityValue | None:
         m = ms.get(self.cases(q)[0], q.method)

@@ -5,13 +5,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ..records import Case, DeviceFingerprint, Measurement, ParamValue, Quantity, QuantityValue
-from ._base import Args, Kind, Measurements, Score, log_ratio_score, positive_number
+from ..records import DeviceFingerprint, Measurement, ParamValue, Quantity, QuantityValue
+from ._base import Measurements, OneCaseArgs, OneCaseKind, Score, log_ratio_score, positive_number
 
 
-class PeakFractionArgs(Args):
-    case: dict[str, ParamValue]
-    variant: str
+class PeakFractionArgs(OneCaseArgs):
     rate: Literal["bytes", "flops"] = "bytes"
     #: a key of the fingerprint's peaks: "copy_gbps", "matmul_tflops:bfloat16", ...
     peak: str = "copy_gbps"
@@ -29,18 +27,11 @@ def device_peak(fp: DeviceFingerprint | None, key: str) -> float | None:
     return peaks.get(key)
 
 
-class PeakFractionKind(Kind):
+class PeakFractionKind(OneCaseKind):
     name = "peak_fraction"
     Args = PeakFractionArgs
     asks_for = "a fraction of the peak, e.g. 0.7 for 70%"
     example = 0.5
-
-    def cases(self, q: Quantity) -> list[Case]:
-        a = self.args(q)
-        return [Case(variant=a.variant, params=a.case)]
-
-    def primary_params(self, q: Quantity) -> dict[str, ParamValue]:
-        return dict(self.args(q).case)
 
     def derive(self, q: Quantity, ms: Measurements, fp: DeviceFingerprint | None, device: str) -> QuantityValue | None:
         a = self.args(q)
