@@ -79,7 +79,7 @@ def grade_submission(
             flags=["unreadable"],
             graded_at=graded_at,
         )
-    ref, note = refs.for_student(reading.student_device, reading.student_device_name)
+    ref, note = refs.for_student(reading.student_device, reading.student_device_name, reading.student_meta)
     predictions = [grade_quantity(q.id, reading, spec, ref, note, policy) for q in spec.quantities]
     explanations = [
         grade_explanation(reading.explanations.get(e.grade_id, ""), spec, e, ref) for e in spec.explanations

@@ -47,6 +47,9 @@ class SubmissionReading(Record):
     missing_cells: list[str] = Field(default_factory=list)
     student_device: str | None = None
     student_device_name: str | None = None
+    student_meta: dict[str, str] = Field(
+        default_factory=dict, description="what the student's last measurement recorded of their setup"
+    )
     errors: list[str] = Field(default_factory=list)
     problem: str | None = Field(
         default=None,
@@ -314,9 +317,11 @@ def read_notebook_node(
         verdict = verdict.model_copy(update={"reasons": problems})
     texts, tampered, missing, unanswered, duplicates = _cells(nb, spec, release)
     device = device_name = None
+    meta: dict[str, str] = {}
     for e in entries:
         if e.kind in ("measurement", "genesis") and e.meta.get("device_key"):
             device, device_name = e.meta["device_key"], e.meta.get("device_name")
+            meta = {k: str(v) for k, v in e.meta.items() if k != "method"}
     return SubmissionReading(
         sha256=sha256,
         verdict=verdict,
@@ -329,6 +334,7 @@ def read_notebook_node(
         duplicate_cells=duplicates,
         student_device=device,
         student_device_name=device_name,
+        student_meta=meta,
         errors=errors,
         problem=problem,
     )

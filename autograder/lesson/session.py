@@ -247,6 +247,26 @@ class Lesson:
             lines.append(f"  {q.id}: you {shown_mine}; {ref.device.name}: {shown_ref} ({q.method})")
         show_text("\n".join(lines))
 
+    def _setup(self) -> dict[str, str]:
+        """What per-call timings depend on, recorded with every measurement so that grading can say when
+        the student's setup differs from the reference's (device, software releases, host CPU)."""
+        import platform
+
+        import torch
+
+        from ..bench.fingerprint import _cpu_model
+
+        setup = {
+            "device_key": self._device_key,
+            "device_name": self._device_name,
+            "torch": torch.__version__,
+            "python": platform.python_version(),
+            "cpu_model": _cpu_model(),
+        }
+        if torch.version.cuda:
+            setup["cuda"] = str(torch.version.cuda)
+        return setup
+
     def _cases_at(self, point: dict[str, ParamValue]) -> list[Case]:
         return [Case(variant=v, params=point) for v in self.spec.workload.variants]
 
@@ -299,7 +319,7 @@ class Lesson:
                 "measurement",
                 q.id,
                 v.value,
-                meta={"device_key": self._device_key, "device_name": self._device_name, "method": q.method},
+                meta={**self._setup(), "method": q.method},
             )
             lines.append(f"  measured {q.id} = {kind.show(v.value)}")
         return lines

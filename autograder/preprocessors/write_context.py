@@ -27,7 +27,7 @@ class WriteGradingContext(NbGraderPreprocessor):
         settings = LessonGrading(config=self.config)
         reading = SubmissionReading.model_validate(meta["reading"])
         refs = ReferenceSet(settings.store(), resources["nbgrader"]["assignment"], settings.policy())
-        ref, note = refs.for_student(reading.student_device, reading.student_device_name)
+        ref, note = refs.for_student(reading.student_device, reading.student_device_name, reading.student_meta)
         folder = resources.get("metadata", {}).get("path", ".")
         GradingContext(
             reading=reading,

@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import pytest
 
 from autograder.bench.store import ReferenceStore
@@ -82,3 +84,30 @@ def test_no_gradebook_fails_before_grading_anything(repo, tmp_path):
     with pytest.raises(GradebookError, match="nbgrader generate_assignment 04_fusion"):
         grade_class(c, "04_fusion", GradingPolicy(), workers=1)
     assert not (c.root / "gradebook.db").exists() and not c.records.exists()
+
+
+def test_a_student_setup_that_differs_from_the_reference_is_named_in_the_reason(spec, h200):
+    from datetime import datetime, timezone
+
+    from autograder.bench.store import ReferenceStore
+    from autograder.grading.grade import grade_submission
+    from autograder.grading.reader import read_notebook_node
+    from autograder.grading.references import ReferenceSet
+    from autograder.ledger import append, genesis
+    from autograder.lesson._output import ledger_bundle
+
+    t = datetime(2026, 11, 30, tzinfo=timezone.utc)
+    chain = [genesis("04_fusion", "n" * 32, t)]
+    chain.append(append(chain, "prediction", "gpu_speedup@fp16,2^24", 3.9, t, "4x less traffic"))
+    meta = {"device_key": "nvidia-h200", "device_name": "NVIDIA H200", "torch": "2.9.1+cu128", "method": "gpu_time"}
+    chain.append(append(chain, "measurement", "gpu_speedup@fp16,2^24", 3.8, t, meta=meta))
+    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "code", "id": "a1", "metadata": {}, "source": "", "execution_count": 1,
+         "outputs": [{"output_type": "display_data", "metadata": {}, "data": ledger_bundle("04_fusion", chain, "x")}]}
+    ]}
+    reading = read_notebook_node(nb, spec)
+    assert reading.student_meta["torch"] == "2.9.1+cu128"
+    refs = ReferenceSet(ReferenceStore(Path(__file__).resolve().parents[2] / "references"), "04_fusion", GradingPolicy())
+    record = grade_submission(reading, spec, refs, GradingPolicy(), "s")
+    reason = record.predictions[0].reason
+    assert "your setup differs from the reference's: torch 2.9 (reference: 2.11)" in reason
