@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib.util
 import itertools
+import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -22,10 +23,12 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from .errors import LessonSpecError
+from .mentions import Mention, dtype_mentions, power_of_two_mentions
 from .records import ParamValue, render_params
 
 __all__ = [
     "Fact",
+    "Mention",
     "Work",
     "Workload",
     "compile_fresh",
@@ -73,6 +76,8 @@ class Fact:
     label: str
     variant: str | None = None
     params: Mapping[str, ParamValue] | None = None
+    #: a number the problem states (an input's size): recognised, but it explains nothing on its own
+    given: bool = False
 
 
 class Workload:
@@ -87,6 +92,9 @@ class Workload:
     size_param: ClassVar[str] = "log2_n"
     #: relative and absolute tolerance of the correctness check of every variant against the first
     check_tolerance: ClassVar[tuple[float, float]] = (1e-2, 1e-2)
+    #: how explanations name each variant besides its own name: regular expressions, matched as whole
+    #: words without regard to case (e.g. ``{"compiled": ("fused", "torch\\.compile")}``)
+    variant_words: ClassVar[Mapping[str, tuple[str, ...]]] = {}
 
     def inputs(self, params: Mapping[str, ParamValue], device: Any) -> tuple[Any, ...]:
         """Fresh random inputs of one case on ``device`` (never zeros: they hide unwritten outputs)."""
@@ -137,7 +145,30 @@ class Workload:
                 out.append(Fact("ratio", ratio, f"traffic ratio {base}/{v}", None, params))
         return out
 
+    def input_bytes(self, params: Mapping[str, ParamValue]) -> list[tuple[str, int]]:
+        """The inputs of a case as ``(name, bytes)``: sizes an explanation may restate. They are recognised
+        but earn no credit on their own (quoting the problem explains nothing). Default: none."""
+        return []
+
+    def mentions(self, text: str) -> list[Mention]:
+        """Where ``text`` names parameters of a case, so a number in that sentence is judged at that case.
+        The default reads dtype names (for a ``dtype`` parameter) and ``2^k`` (for a ``log2_*`` size
+        parameter); a lesson with other spellings ("4096 x 4096", "n = 4096") extends it."""
+        out = dtype_mentions(text) if "dtype" in self.params else []
+        if self.size_param.startswith("log2_"):
+            out += power_of_two_mentions(text, self.size_param)
+        return out
+
     # ------------------------------------------------------------------ helpers the framework uses
+    def names_of_variants(self) -> dict[str, tuple[str, ...]]:
+        """Every spelling of every variant: its name (``_`` read as a space, dot or hyphen) and
+        :attr:`variant_words`."""
+        out = {}
+        for v in self.variants:
+            own = re.escape(v).replace("_", "[ ._-]")
+            out[v] = (own, *self.variant_words.get(v, ()))
+        return out
+
     def case_params(self, args: Sequence[ParamValue], kwargs: Mapping[str, ParamValue]) -> dict[str, ParamValue]:
         """``L.measure("float16", 24)`` or ``L.measure(dtype="float16", log2_n=24)`` as a parameter dict."""
         if len(args) > len(self.params):

@@ -1,190 +1,193 @@
-"""Pre-read a byte-level explanation: find numbers with units and check them against the work model.
+"""Pre-read a byte-level explanation: find the numbers it states, judge each against the work model and the
+reference *in the context the sentence gives it* (variant, dtype, size), and suggest a score.
 
-The instructor still grades the cell in formgrader; this writes what was found as a comment and suggests
-a score. Pure functions: text in, findings out.
+The instructor still grades the cell in formgrader; this writes what was found as a comment. A number
+that is right for another variant or case than the one its sentence names ("eager moves 67 MB", where 67 MB
+is the fused traffic) is a misattribution and earns nothing; restating the problem's input sizes is
+recognised but earns nothing on its own, so a wrong conclusion cannot be rescued by quoting them.
+Pure functions: text in, findings out.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 
-from ..records import ExplanationGrade, FoundNumber, ReferenceRun
+from ..records import ExplanationGrade, FoundNumber, ParamValue, ReferenceRun, render_params
 from ..spec import ExplanationSpec, LessonSpec
 from ..workload import Fact
+from .attribution import Attributed, Context, attribute
+from .factbook import Candidate, FactBook, fact_book
+from .numbers import Stated
 
-__all__ = ["Fact", "extract_numbers", "grade_explanation", "model_facts"]
+__all__ = ["Fact", "extract_numbers", "grade_explanation", "judge", "model_facts", "suggest"]
 
-_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "single": 1}
-_BYTES = {
-    "b": 1,
-    "bytes": 1,
-    "byte": 1,
-    "kb": 1e3,
-    "mb": 1e6,
-    "gb": 1e9,
-    "tb": 1e12,
-    "kib": 2**10,
-    "mib": 2**20,
-    "gib": 2**30,
-}
-_BW = {"gb/s": 1.0, "tb/s": 1e3, "mb/s": 1e-3, "gib/s": 2**30 / 1e9}
-_FLOP_RATE = {"tflop/s": 1.0, "tflops/s": 1.0, "tflops": 1.0, "gflop/s": 1e-3, "gflops/s": 1e-3, "gflops": 1e-3,
-              "pflop/s": 1e3}
-_FLOPS = {"flop": 1.0, "flops": 1.0, "kflop": 1e3, "mflop": 1e6, "gflop": 1e9, "tflop": 1e12}
-_TIME = {"ns": 1e-6, "µs": 1e-3, "us": 1e-3, "μs": 1e-3, "ms": 1.0, "s": 1e3}
-
-_NUM = r"(\d+(?:[.,]\d+)*(?:\s*[eE][-+]?\d+)?)"
-_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("flop_rate", re.compile(_NUM + r"\s*(tflops?/s|gflops?/s|pflop/s|tflops|gflops)(?![a-z])", re.I)),
-    ("intensity", re.compile(_NUM + r"\s*(flops?\s*/\s*(?:byte|b)\b|flops?\s+per\s+byte)", re.I)),
-    ("flops", re.compile(_NUM + r"\s*(tflop|gflop|mflop|kflop|flops?)\b", re.I)),
-    ("bandwidth", re.compile(_NUM + r"\s*(gib/s|gb/s|tb/s|mb/s)", re.I)),
-    ("bytes", re.compile(_NUM + r"\s*(kib|mib|gib|kb|mb|gb|tb|bytes?|b)\b", re.I)),
-    ("time", re.compile(_NUM + r"\s*(ns|µs|μs|us|ms)\b", re.I)),
-    (
-        "launches",
-        re.compile(
-            r"(\d+|one|two|three|four|five|six|seven|eight|single)\s+"
-            r"(?:\w+\s+)?(kernels?|launch(?:es)?)\b",
-            re.I,
-        ),
-    ),
-    ("ratio", re.compile(_NUM + r"\s*(x|×)(?![a-z0-9])", re.I)),
-]
-
-
-def _to_float(s: str) -> float | None:
-    s = s.strip().lower()
-    if s in _WORDS:
-        return float(_WORDS[s])
-    s = s.replace(" ", "")
-    if s.count(",") and "." not in s:
-        s = s.replace(",", "")  # 1,048,576
-    s = s.replace(",", "")
-    try:
-        return float(s)
-    except ValueError:
-        return None
+REL_TOL = 0.15
 
 
 def extract_numbers(text: str) -> list[FoundNumber]:
-    """Numbers with units, in base units: bytes, GB/s, ms, launches, ratio. Spans never overlap."""
-    found: list[tuple[int, FoundNumber]] = []
-    taken: list[range] = []
-    for kind, pat in _PATTERNS:
-        for m in pat.finditer(text):
-            if any(m.start() in r or (m.end() - 1) in r for r in taken):
-                continue
-            num = _to_float(m.group(1))
-            if num is None:
-                continue
-            unit = m.group(2).lower()
-            if kind == "bytes":
-                num *= _BYTES[unit]
-            elif kind == "bandwidth":
-                num *= _BW[unit]
-            elif kind == "time":
-                num *= _TIME[unit]
-            elif kind == "flop_rate":
-                num *= _FLOP_RATE[unit]
-            elif kind == "flops":
-                num *= _FLOPS[unit.rstrip("s") if unit.endswith("flops") else unit]
-            elif kind == "intensity":
-                unit = "flop/byte"
-            found.append((m.start(), FoundNumber(text=m.group(0).strip(), value=num, unit=unit, kind=kind)))
-            taken.append(range(m.start(), m.end()))
-    return [f for _, f in sorted(found, key=lambda t: t[0])]
+    """Numbers with units (or named as ratios), in base units: bytes, GB/s, ms, launches, ratio, ...
+    Without a lesson, so without context: what the text states, not whether it is right."""
+    from .numbers import extract
+
+    return [FoundNumber(text=s.text, value=s.value, unit=s.unit, kind=s.kind) for s in extract(text)]
 
 
 def model_facts(spec: LessonSpec, ex: ExplanationSpec, ref: ReferenceRun | None) -> list[Fact]:
-    """What a correct explanation of this case can cite: the lesson's work-model facts, then the
-    reference's (copy roofline, quantity values, times and rates of this case and of the sweep's
-    smallest size)."""
-    wl = spec.workload
-    facts = list(wl.facts(ex.case))
-    if ref is not None:
-        dev = ref.device.name
-        facts.append(Fact("bandwidth", ref.device.copy_gbps, f"{dev} copy roofline"))
-        for key, peak in sorted((getattr(ref.device, "peaks", None) or {}).items()):
-            if key.startswith("matmul_tflops:"):
-                facts.append(Fact("flop_rate", peak, f"{dev} matmul peak ({key.split(':', 1)[1]})"))
-        for q in ref.quantities.values():
-            if isinstance(q.value, float):
-                facts.append(Fact("ratio", q.value, f"{dev} reference {q.quantity}"))
-        size = wl.size_param
-        rest = {k: v for k, v in ex.case.items() if k != size}
-        related = [m for m in ref.measurements if {k: v for k, v in m.case.params.items() if k != size} == rest]
-        smallest = min((m.case.params.get(size, 0) for m in related), default=None, key=float)
-        for m in related:
-            at = m.case.params.get(size)
-            if at in (ex.case.get(size), smallest):
-                facts.append(Fact("time", m.stats.median, f"{dev} {m.case.key} {m.method}"))
-                if at == ex.case.get(size):
-                    facts.append(Fact("bandwidth", m.achieved_gbps, f"{dev} {m.case.key} achieved ({m.method})"))
-                    if m.flops:
-                        facts.append(Fact("flop_rate", m.achieved_tflops, f"{dev} {m.case.key} TFLOP/s ({m.method})"))
-    return facts
+    """What a correct explanation of the cell's own case can cite (the work model, its inputs, the
+    reference's measurements there and the device's figures)."""
+    return [c.fact for c in fact_book(spec, ex, ref).at(ex.case)]
 
 
-def _match(n: FoundNumber, facts: list[Fact], rel: float) -> Fact | None:
-    best: tuple[float, Fact] | None = None
-    for f in facts:
-        if f.kind != n.kind or f.value <= 0:
+def _close(s: Stated, f: Fact, rel: float) -> bool:
+    """Within ``rel`` of the fact (a range: overlapping it)."""
+    low, high = f.value * (1 - rel), f.value * (1 + rel)
+    for r in s.readings:
+        if r.kind != f.kind or f.value <= 0:
             continue
-        if n.kind == "launches":
-            err = 0.0 if n.value == f.value else 1.0
-        else:
-            err = abs(n.value - f.value) / f.value
-        if err <= rel and (best is None or err < best[0]):
-            best = (err, f)
-    return best[1] if best else None
+        if r.kind == "launches":
+            if r.value == f.value:
+                return True
+            continue
+        if s.low is not None and s.high is not None and r is s.readings[0]:
+            if s.low <= high and low <= s.high:
+                return True
+        if low <= r.value <= high:
+            return True
+    return False
+
+
+def _error(s: Stated, f: Fact) -> float:
+    return min((abs(r.value - f.value) / f.value for r in s.readings if r.kind == f.kind), default=1.0)
+
+
+_TOPIC = re.compile(r"(speed|faster|slower|time|µs|latency|wall|gpu)|(traffic|bytes?|memory|moves?|moving)", re.I)
+
+
+def _about_traffic(sentence: str, at: int) -> bool | None:
+    """Whether the sentence speaks of bytes (True) or time (False) up to position ``at`` (the last topic
+    word before it); None if it has said neither ("ratio" alone says nothing)."""
+    before = [m for m in _TOPIC.finditer(sentence) if m.end() <= at]
+    return None if not before else before[-1].group(2) is not None
+
+
+def _best(s: Stated, cands: Iterable[Candidate], rel: float, ctx: Context | None = None) -> Candidate | None:
+    ok = [c for c in cands if _close(s, c.fact, rel)]
+    # a ratio said of time is a speedup, one said of bytes a traffic ratio
+    about_traffic = _about_traffic(ctx.sentence, s.start - ctx.offset) if ctx else None
+
+    def off_topic(c: Candidate) -> bool:
+        return c.fact.kind == "ratio" and about_traffic is not None and ("traffic" in c.fact.label) != about_traffic
+
+    # a derived fact before a restated input of the same value; then the one on topic; then the closest
+    return min(ok, key=lambda c: (c.fact.given, off_topic(c), _error(s, c.fact))) if ok else None
+
+
+def _cued(c: Candidate, sentence: str) -> bool:
+    return c.cue is None or re.search(c.cue, sentence, re.I) is not None
+
+
+def _about(ctx: Context, variant_named: bool) -> str:
+    where = render_params(dict(ctx.params), short=False, sep=" ")
+    return f"{ctx.variant} at {where}" if variant_named and ctx.variant else where
+
+
+def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL) -> FoundNumber:
+    """One number's verdict: a fact of what its sentence names (match / given), a fact of something else
+    (misattributed), or nothing the model or the reference knows (unmatched)."""
+    s, ctx = a.stated, a.context
+    here = [c for c in book.at(ctx.params) if _cued(c, ctx.clause)]
+    fits = [
+        c for c in here
+        if ctx.variant is None
+        or (c.fact.variant in (None, ctx.variant) and (c.compares is None or ctx.variant in c.compares))
+    ]
+    shown = text[s.start:s.end]
+    base = FoundNumber(text=shown, value=s.value, unit=s.unit, kind=s.kind, about=_about(ctx, True),
+                       span=(s.start, s.end))
+    hit = _best(s, fits, rel, ctx)
+    if hit is not None:
+        verdict = "given" if hit.fact.given else "match"
+        return base.model_copy(update={"matches": hit.fact.label, "verdict": verdict, "of": hit.fact.variant})
+    # another variant's figure in a sentence that names this one, or another case's (one parameter away) in
+    # a sentence that names a case: a misattribution. A figure nobody's in particular is just wrong; ratios are
+    # so dense across a sweep that only another pair at this case counts.
+    elsewhere: list[Candidate] = [c for c in here if c not in fits] if ctx.variant is not None else []
+    if ctx.named_case and s.kind != "ratio":
+        for params in _neighbours(book, ctx.params):
+            elsewhere += [c for c in book.at(params) if _cued(c, ctx.clause)]
+    other = _best(s, [c for c in elsewhere if not c.fact.given], rel, ctx)
+    if other is not None:
+        return base.model_copy(update={"verdict": "misattributed", "actually": other.fact.label})
+    # an input's size at another case the sentence names is still only a restated input
+    given = _best(s, [c for c in elsewhere if c.fact.given], rel, ctx)
+    if given is not None:
+        return base.model_copy(update={"matches": given.fact.label, "verdict": "given"})
+    return base
+
+
+def _neighbours(book: FactBook, params: Mapping[str, ParamValue]) -> list[dict[str, ParamValue]]:
+    """The measured cases one parameter away from ``params`` (another size, or another dtype)."""
+    return [k for k in book.known_cases() if sum(k.get(p) != v for p, v in params.items()) == 1]
+
+
+def suggest(found: list[FoundNumber]) -> tuple[float, int]:
+    """(suggested fraction, distinct derived facts). Each distinct fact of the model or reference stated
+    right is worth a quarter after the first (one right: half credit; three: full); a misattributed or
+    unmatched number takes a quarter back and full credit needs none of them; input sizes count nothing."""
+    derived = {f.matches for f in found if f.verdict == "match"}
+    bad = sum(f.verdict in ("misattributed", "unmatched") for f in found)
+    if not derived:
+        return 0.0, 0
+    fraction = min(1.0, 0.25 + 0.25 * len(derived)) - 0.25 * bad
+    if bad:
+        fraction = min(fraction, 0.75)
+    return max(0.25, fraction), len(derived)
+
+
+def _describe(f: FoundNumber) -> str:
+    if f.verdict == "match":
+        return f"{f.text} (= {f.matches} ✓)"
+    if f.verdict == "given":
+        return f"{f.text} (= {f.matches}: restates the problem)"
+    if f.verdict == "misattributed":
+        return f"{f.text} (said of {f.about}, but it is {f.actually} ✗)"
+    return f"{f.text} (no match in the model or the reference for {f.about})"
 
 
 def grade_explanation(
-    text: str, spec: LessonSpec, ex: ExplanationSpec, ref: ReferenceRun | None, rel_tol: float = 0.15
+    text: str, spec: LessonSpec, ex: ExplanationSpec, ref: ReferenceRun | None, rel_tol: float = REL_TOL
 ) -> ExplanationGrade:
-    """Find numbers, match each against the model (bytes also in MiB/GiB readings), suggest a score."""
-    facts = model_facts(spec, ex, ref)
-    found: list[FoundNumber] = []
-    matched_labels: set[str] = set()
-    for n in extract_numbers(text):
-        fact = _match(n, facts, rel_tol)
-        if fact is None and n.kind == "bytes" and n.unit in ("kb", "mb", "gb"):
-            alt = n.model_copy(
-                update={"value": n.value / _BYTES[n.unit] * {"kb": 2**10, "mb": 2**20, "gb": 2**30}[n.unit]}
-            )
-            fact = _match(alt, facts, rel_tol)
-        found.append(n.model_copy(update={"matches": fact.label if fact else None}))
-        if fact:
-            matched_labels.add(fact.label)
+    """Find the numbers, judge each in its sentence's context, suggest a score and write the comment."""
+    book = fact_book(spec, ex, ref)
+    case: dict[str, ParamValue] = dict(ex.case)
+    found = [judge(a, book, text, rel_tol) for a in attribute(text, spec.workload, case, book.known_cases())]
+    fraction, derived = suggest(found)
     flags: list[str] = []
     stripped = text.strip()
     if not stripped or stripped == "YOUR ANSWER HERE":
         flags.append("blank")
-        fraction = 0.0
         comment = "Autograder pre-read: no answer written."
     elif not found:
         flags.append("no_numbers")
-        fraction = 0.0
         comment = (
             "Autograder pre-read: no numbers with units (bytes, GB/s, µs/ms, kernels, ×) found — "
             "the explanation is in adjectives, not bytes and launches."
         )
     else:
-        fraction = min(1.0, 0.25 + 0.25 * len(matched_labels))
-        parts = [f"{n.text} ({'= ' + n.matches + ' ✓' if n.matches else 'no match in the model'})" for n in found]
-        if not matched_labels:
-            flags.append("numbers_unmatched")
+        if not derived:
+            flags.append("input_sizes_only" if any(f.verdict == "given" for f in found) else "numbers_unmatched")
+        if any(f.verdict == "misattributed" for f in found):
+            flags.append("misattributed")
         comment = (
-            f"Autograder pre-read: found {len(found)} number(s) with units, {len(matched_labels)} matching "
-            f"the traffic model or reference: "
-            + "; ".join(parts)
+            f"Autograder pre-read: found {len(found)} number(s), {derived} distinct fact(s) of the work model "
+            f"or reference stated right: " + "; ".join(_describe(f) for f in found)
             + f". Suggested {fraction * ex.points:.2f}/{ex.points:g}."
         )
     return ExplanationGrade(
         grade_id=ex.grade_id,
         found=found,
-        matched=len(matched_labels),
+        matched=derived,
         suggested_fraction=fraction,
         max_points=ex.points,
         comment=comment,

@@ -56,6 +56,9 @@ class Kind:
     asks_for: ClassVar[str] = "a number"
     #: an example value, for scaffolds and messages
     example: ClassVar[Any] = 1.0
+    #: what a measured value of this kind is when an explanation quotes it ("ratio", "fraction",
+    #: "launches", ...; None: not a number an explanation states)
+    fact_kind: ClassVar[str | None] = "ratio"
 
     def args(self, q: Quantity) -> Any:
         try:

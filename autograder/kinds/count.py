@@ -18,6 +18,7 @@ class CountArgs(OneCaseArgs):
 
 class CountKind(OneCaseKind):
     name = "count"
+    fact_kind = "launches"
     Args = CountArgs
     asks_for = "a whole number"
     example = 1

@@ -28,6 +28,7 @@ class CrossoverArgs(Args):
 
 class CrossoverKind(Kind):
     name = "crossover"
+    fact_kind = None
     Args = CrossoverArgs
     asks_for = "a size, e.g. 1024"
     example = 1024.0

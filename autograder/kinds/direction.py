@@ -37,6 +37,7 @@ def direction_fraction(predicted: str, reference: str, ratio: float) -> float:
 
 class DirectionKind(Kind):
     name = "direction"
+    fact_kind = None
     Args = DirectionArgs
     asks_for = 'one of "higher", "lower", "same"'
     example = "same"

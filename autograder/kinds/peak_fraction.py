@@ -29,6 +29,7 @@ def device_peak(fp: DeviceFingerprint | None, key: str) -> float | None:
 
 class PeakFractionKind(OneCaseKind):
     name = "peak_fraction"
+    fact_kind = "fraction"
     Args = PeakFractionArgs
     asks_for = "a fraction of the peak, e.g. 0.7 for 70%"
     example = 0.5

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Literal
 
 from pydantic import Field
 
@@ -28,13 +29,19 @@ class PredictionGrade(Record):
 
 
 class FoundNumber(Record):
-    """A number with a unit found in an explanation, and what the traffic model says of it."""
+    """A number found in an explanation, what the sentence says it is about, and what the work model and
+    the reference say of it."""
 
     text: str
     value: float
     unit: str
     kind: str
     matches: str | None = Field(default=None, description="the model fact it agrees with, if any")
+    verdict: Literal["match", "given", "misattributed", "unmatched"] = "unmatched"
+    about: str | None = Field(default=None, description="the variant and case the sentence says it is about")
+    actually: str | None = Field(default=None, description="for a misattributed number: whose figure it is")
+    of: str | None = Field(default=None, description="the variant the matched fact is about (None: no one variant)")
+    span: tuple[int, int] | None = Field(default=None, description="where it is in the answer (characters)")
 
 
 class ExplanationGrade(Record):

@@ -29,11 +29,56 @@ def test_good_explanation_matches_the_model(spec, h200):
     assert "Suggested 3.00/3" in g.comment
 
 
-def test_wrong_numbers_are_reported_unmatched(spec, h200):
+def test_wrong_numbers_are_reported_unmatched_and_earn_nothing(spec, h200):
     g = grade_explanation(WRONG, spec, spec.explanations[0], h200)
     assert g.found and g.matched == 0 and "numbers_unmatched" in g.flags
-    assert g.suggested_fraction == 0.25
-    assert "100 MB (no match in the model)" in g.comment
+    assert g.suggested_fraction == 0.0
+    assert "100 MB (no match in the model or the reference for eager at float16 2^24)" in g.comment
+
+
+# the three cases the issue names
+
+
+def test_a_number_of_the_other_variant_is_a_misattribution_not_a_match(spec, h200):
+    g = grade_explanation("Eager moves 64 MB in 4 kernels while the fused kernel moves 256 MB.", spec,
+                          spec.explanations[0], h200)
+    verdicts = {f.text: f for f in g.found}
+    assert verdicts["64 MB"].verdict == "misattributed" and verdicts["64 MB"].about.startswith("eager")
+    assert "fused traffic" in verdicts["64 MB"].actually
+    assert verdicts["256 MB"].verdict == "misattributed" and "unfused traffic" in verdicts["256 MB"].actually
+    assert verdicts["4 kernels"].verdict == "match"
+    assert "misattributed" in g.flags and g.matched == 1 and g.suggested_fraction < 0.5
+    assert "said of eager at float16 2^24, but it is fused traffic" in g.comment
+
+
+def test_unitless_ratios_count_when_the_text_says_what_they_are(spec, h200):
+    g = grade_explanation("The ratio is 4 so the speedup should be about 4.", spec, spec.explanations[0], h200)
+    assert [(f.text, f.kind, f.verdict) for f in g.found] == [("4", "ratio", "match"), ("4", "ratio", "match")]
+    # the first is the traffic ratio (a "ratio"), the second the measured speedup (a "speedup")
+    assert "traffic ratio" in g.found[0].matches and "gpu_time time" in g.found[1].matches
+    assert g.matched == 2
+
+
+def test_quoting_the_input_size_does_not_rescue_a_wrong_conclusion(spec, h200):
+    g = grade_explanation("Each tensor is 32 MB, so fusion cannot help: the speedup is 1.5x because the GPU is fast.",
+                          spec, spec.explanations[0], h200)
+    assert [f.verdict for f in g.found] == ["given", "unmatched"]
+    assert g.suggested_fraction == 0.0 and g.flags == ["input_sizes_only"]
+    assert "restates the problem" in g.comment
+
+
+def test_a_sentence_about_another_size_is_judged_at_that_size(spec, h200):
+    ok = grade_explanation("At 2^26 the fused kernel moves 268 MB and eager 1 GB.", spec, spec.explanations[0], h200)
+    assert [f.verdict for f in ok.found] == ["match", "match"]
+    assert all("2^26" in f.about for f in ok.found)
+    wrong = grade_explanation("At 2^12 the fused kernel moves 67 MB.", spec, spec.explanations[0], h200)
+    assert wrong.found[0].verdict == "misattributed" and "2^24" in wrong.found[0].actually
+
+
+def test_spellings_of_bytes_are_read_both_ways(spec, h200):
+    g = grade_explanation("Eager moves 268,435,456 bytes (256 MiB, 0.27 GB); fused 64 MiB.", spec,
+                          spec.explanations[0], h200)
+    assert [f.verdict for f in g.found] == ["match"] * 4
 
 
 def test_adjectives_only_is_flagged(spec, h200):

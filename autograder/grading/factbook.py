@@ -1,0 +1,206 @@
+"""Every number a correct explanation may state about one case: the lesson's work model, its inputs, and
+what the reference measured there (times, achieved bandwidth and FLOP rate, fractions of the peak, ratios of
+two variants' times), plus the device's own figures. Built once per (lesson, cell, reference) and per case
+asked for: grading ten thousand explanations must not rebuild it ten thousand times."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from ..kinds import kind_of
+from ..mentions import DTYPE_BYTES, DTYPE_WORDS
+from ..records import ParamValue, ReferenceRun, render_params
+from ..spec import ExplanationSpec, LessonSpec
+from ..workload import Fact
+
+__all__ = ["Candidate", "FactBook", "fact_book"]
+
+
+#: a per-kernel figure counts only where the sentence speaks per kernel ("each eager kernel moves 67 MB")
+EACH = r"\b(?:each|every|per (?:kernel|launch|pass|op(?:eration)?)|one of)\b"
+#: the L2 size only where the sentence speaks of the cache (else 64 MB of traffic would "match" a 60 MB L2)
+CACHE = r"\b(?:l2|cache[sd]?)\b"
+
+
+#: a device's ceiling only where the sentence speaks of one (else "the multiply runs at 4 TB/s" would match it)
+CEILING = r"roofline|peak|copy|ceiling|theoretical|spec|hbm|limit|max|ridge|balance|knee|machine|(?:%|per\s?cent) of"
+
+#: a share of the copy roofline, or of the matmul peak, only where the sentence says which
+COPY = r"copy|bandwidth|roofline|memory|hbm|[gt]b/s"
+COMPUTE = r"peak|tensor|compute|flop|matmul|mma"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A fact, the words its sentence must use for the fact to be what it means (``cue``, a regular
+    expression; None: any sentence), and the variants a ratio compares (a ratio of eager to compiled is
+    not something a third variant is "2.4x faster" by)."""
+
+    fact: Fact
+    cue: str | None = None
+    compares: frozenset[str] | None = None
+
+
+def _key(params: Mapping[str, ParamValue]) -> tuple[tuple[str, ParamValue], ...]:
+    return tuple(sorted(params.items()))
+
+
+@dataclass
+class FactBook:
+    spec: LessonSpec
+    case: dict[str, ParamValue]
+    ref: ReferenceRun | None
+    _at: dict[tuple[tuple[str, ParamValue], ...], list[Candidate]] = field(default_factory=dict)
+    _device_facts: tuple[Fact, ...] | None = None
+
+    def at(self, params: Mapping[str, ParamValue]) -> list[Candidate]:
+        """The facts of the case ``params`` (empty if the workload has no model there)."""
+        key = _key(params)
+        if key not in self._at:
+            self._at[key] = self._build(dict(params))
+        return self._at[key]
+
+    def known_cases(self) -> list[dict[str, ParamValue]]:
+        """The cell's case and every case the reference measured: where a misplaced number may belong."""
+        seen = {_key(self.case): self.case}
+        for m in self.ref.measurements if self.ref else []:
+            seen.setdefault(_key(m.case.params), dict(m.case.params))
+        return list(seen.values())
+
+    # ------------------------------------------------------------------ building
+    def _build(self, params: dict[str, ParamValue]) -> list[Candidate]:
+        wl = self.spec.workload
+        where = render_params(params, short=False, sep=" ")
+        try:
+            model = list(wl.facts(params))
+            works = {v: wl.work(v, params) for v in wl.variants}
+            inputs = wl.input_bytes(params)
+        except Exception:  # not a case of this lesson (a size the text names wrongly): nothing to match
+            return []
+        out = [Candidate(f) for f in model]
+        have = {(f.kind, f.variant) for f in model}
+        for v, w in works.items():  # FLOPs and intensity, where the lesson's own facts leave them out
+            if w.flops and ("flops", v) not in have:
+                out.append(Candidate(Fact("flops", w.flops, f"{v} FLOPs for {where}", v, params)))
+            if w.flops and ("intensity", v) not in have:
+                out.append(Candidate(Fact("intensity", w.intensity, f"{v} arithmetic intensity", v, params)))
+        for v, w in works.items():
+            if w.launches > 1:
+                out.append(Candidate(Fact("bytes", w.bytes_moved / w.launches, f"{v} bytes per kernel for {where}",
+                                          v, params), cue=EACH))
+        for name, size in inputs:
+            out.append(Candidate(Fact("bytes", size, f"{name} for {where} (an input)", None, params, given=True)))
+        for f in model:
+            if f.kind == "ratio" and f.variant is None:  # the model's own ratios compare the variants
+                out.remove(Candidate(f))
+                out.append(Candidate(f, compares=frozenset(wl.variants)))
+        dtype = params.get("dtype")
+        if isinstance(dtype, str) and dtype in DTYPE_BYTES:
+            out.append(Candidate(Fact("bytes", DTYPE_BYTES[dtype], f"one {dtype} element", None, params, given=True)))
+        out += self._measured(params)
+        out += [Candidate(f, CACHE if "L2" in f.label else CEILING) for f in self._device()]
+        return out
+
+    def _measured(self, params: dict[str, ParamValue]) -> list[Candidate]:
+        ref = self.ref
+        if ref is None:
+            return []
+        dev = ref.device.name
+        # this case, and the same case in other dtypes (for "tf32 is 7.8x faster than float32 at n = 4096")
+        rest = {k: v for k, v in params.items() if k != "dtype"}
+        peers = [m for m in ref.measurements if {k: v for k, v in m.case.params.items() if k != "dtype"} == rest]
+        here = [m for m in peers if dict(m.case.params) == params]
+        peaks = getattr(ref.device, "peaks", None) or {}
+        peak = peaks.get(f"matmul_tflops:{params.get('dtype')}")
+        out: list[Candidate] = []
+        for m in here:
+            v, what = m.case.variant, f"{dev} {m.case.key} {m.method}"
+            st = m.stats
+            out += [
+                Candidate(Fact("time", st.median, f"{what} time", v, params)),
+                Candidate(Fact("bandwidth", m.achieved_gbps, f"{what} achieved bandwidth", v, params)),
+            ]
+            if ref.device.copy_gbps:
+                out.append(Candidate(Fact("fraction", m.achieved_gbps / ref.device.copy_gbps,
+                                          f"{what} share of the copy roofline", v, params), COPY))
+            if m.flops:
+                out.append(Candidate(Fact("flop_rate", m.achieved_tflops, f"{what} TFLOP/s", v, params)))
+                if peak:
+                    out.append(Candidate(Fact("fraction", m.achieved_tflops / peak, f"{what} share of the matmul peak",
+                                              v, params), COMPUTE))
+        for a in here:
+            for b in peers:
+                if a is b or a.method != b.method or b.stats.median <= 0:
+                    continue
+                across = a.case.params != b.case.params
+                if across and a.case.variant != b.case.variant:
+                    continue
+                for x, y in ((a, b), (b, a)):
+                    # a ratio across dtypes only where the sentence names a dtype
+                    out.append(Candidate(Fact("ratio", x.stats.median / y.stats.median,
+                                              f"{dev} {a.method} time {x.case.key} ÷ {y.case.key}", None, params),
+                                         DTYPE_WORDS if across else None,
+                                         frozenset({x.case.variant, y.case.variant})))
+        for f, compares in self._quantities():
+            if f.params is not None and dict(f.params) == params:
+                out.append(Candidate(f, compares=compares))
+        return out
+
+    def _quantities(self) -> list[tuple[Fact, frozenset[str] | None]]:
+        """The reference's value of every quantity, said of its case (its variant, when it has one), and
+        the variants it compares."""
+        if self.ref is None:
+            return []
+        out = []
+        for q in self.spec.quantities:
+            got = self.ref.quantities.get(q.id)
+            kind = kind_of(q)
+            if got is None or isinstance(got.value, (str, bool)) or not kind.fact_kind:
+                continue
+            value = got.value
+            cases = kind.cases(q)
+            shared = [dict(c.params) for c in cases]
+            params = shared[0] if shared and all(p == shared[0] for p in shared) else None
+            variant = cases[0].variant if len(cases) == 1 else None
+            compares = frozenset(c.variant for c in cases) if len(cases) > 1 else None
+            out.append((Fact(kind.fact_kind, float(value), f"{self.ref.device.name} reference {q.id}", variant, params),
+                        compares))
+        return out
+
+    def _device(self) -> tuple[Fact, ...]:
+        if self._device_facts is None:
+            self._device_facts = self._device_build()
+        return self._device_facts
+
+    def _device_build(self) -> tuple[Fact, ...]:
+        ref = self.ref
+        if ref is None:
+            return ()
+        dev = ref.device
+        out = [Fact("bandwidth", dev.copy_gbps, f"{dev.name} copy roofline")]
+        if dev.l2_bytes:
+            out.append(Fact("bytes", dev.l2_bytes, f"{dev.name} L2 cache"))
+        for key, peak in sorted((getattr(dev, "peaks", None) or {}).items()):
+            if key.startswith("matmul_tflops:"):
+                out.append(Fact("flop_rate", peak, f"{dev.name} matmul peak ({key.split(':', 1)[1]})"))
+        for key, peak in sorted((getattr(dev, "peaks", None) or {}).items()):
+            if key.startswith("matmul_tflops:") and dev.copy_gbps:
+                out.append(Fact("intensity", peak * 1e3 / dev.copy_gbps,
+                                f"{dev.name} ridge point ({key.split(':', 1)[1]} peak ÷ copy roofline)"))
+        out += [f for f, _ in self._quantities() if f.params is None]
+        return tuple(out)
+
+
+_BOOKS: dict[tuple[int, str, int], FactBook] = {}
+
+
+def fact_book(spec: LessonSpec, ex: ExplanationSpec, ref: ReferenceRun | None) -> FactBook:
+    """The book of one explanation cell against one reference, reused while both live."""
+    key = (id(spec), ex.grade_id, id(ref))
+    book = _BOOKS.get(key)
+    if book is None or book.spec is not spec or book.ref is not ref:
+        if len(_BOOKS) > 64:
+            _BOOKS.clear()
+        book = _BOOKS[key] = FactBook(spec, dict(ex.case), ref)
+    return book

@@ -1,0 +1,278 @@
+"""Find the numbers an explanation states, with what each one measures, in base units.
+
+A number counts when it carries a unit (bytes, GB/s, µs, kernels, FLOP, FLOP/s, FLOP/byte, ×, %) or when
+the text says what it is ("the ratio is 4", "4 times faster", "a factor of 4", "against 0.17" after
+"1365 FLOP/byte"). Sizes that name a case ("2^24 elements", "4096 x 4096") are not numbers to judge: the
+caller masks them (see :mod:`autograder.grading.attribution`) and this module never reads ``2^k`` as
+anything but bytes when a byte unit follows it. Pure functions: text in, findings out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+__all__ = ["Reading", "Stated", "extract"]
+
+_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10, "single": 1, "a single": 1, "twice": 2, "half": 0.5,
+}
+_DECIMAL = {"kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12}
+_BINARY = {"kb": 2**10, "mb": 2**20, "gb": 2**30, "tb": 2**40}
+_BYTES = {
+    "b": 1, "byte": 1, "bytes": 1, "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40,
+    "kilobyte": 1e3, "kilobytes": 1e3, "megabyte": 1e6, "megabytes": 1e6, "gigabyte": 1e9, "gigabytes": 1e9,
+    **_DECIMAL,
+}
+_BW = {"gb/s": 1.0, "tb/s": 1e3, "mb/s": 1e-3, "gib/s": 2**30 / 1e9, "tib/s": 2**40 / 1e9, "gbps": 1.0,
+       "gb per second": 1.0, "tb per second": 1e3}
+_RATE = {"pflop/s": 1e3, "tflop/s": 1.0, "gflop/s": 1e-3, "pflops": 1e3, "tflops": 1.0, "gflops": 1e-3}
+_COUNT = {"flop": 1.0, "kflop": 1e3, "mflop": 1e6, "gflop": 1e9, "tflop": 1e12, "pflop": 1e15}
+_TIME = {"ns": 1e-6, "nanoseconds": 1e-6, "µs": 1e-3, "μs": 1e-3, "us": 1e-3, "usec": 1e-3, "microseconds": 1e-3,
+         "ms": 1.0, "msec": 1.0, "milliseconds": 1.0, "s": 1e3, "sec": 1e3, "seconds": 1e3}
+
+# a number as students write it: 3.9, 1,048,576, 4.2e9, 10^9, 2^28, 2**28, ~90 (the ~ is not part of it)
+_N = (r"(?<![\w.^*])(\d+(?:\.\d+)?\s?[×x*·]\s?10\s?(?:\^|\*\*)\s?[-+]?\d+|\d+(?:,\d{3})+(?:\.\d+)?"
+      r"|\d+(?:\.\d+)?(?:\s?[eE][-+]?\d+)?|(?:2|10)\s?(?:\^|\*\*)\s?\d+)")
+_WORD_N = r"(one|two|three|four|five|six|seven|eight|nine|ten|a single|single)"
+_RANGE = r"(?:\s*(?:-|–|—|to)\s*" + _N + r")?"
+_END = r"(?![\w/])"
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One way to read a number: its kind and value in the kind's base unit (bytes, GB/s, ms, launches,
+    ratio, FLOP, TFLOP/s, FLOP/byte, fraction)."""
+
+    kind: str
+    value: float
+
+
+@dataclass(frozen=True)
+class Stated:
+    """A number found in the text, where it is, and every way to read it (MB as 10^6 and as 2^20 bytes;
+    "GFLOPS" as a count and as a rate). A range ("80-90 µs") reads as its two ends."""
+
+    text: str
+    start: int
+    end: int
+    unit: str
+    number: float  # as written (the middle of a range)
+    readings: tuple[Reading, ...]
+    low: float | None = None  # a range's ends, in the first reading's unit
+    high: float | None = None
+    unitless: bool = field(default=False)
+
+    @property
+    def kind(self) -> str:
+        return self.readings[0].kind
+
+    @property
+    def value(self) -> float:
+        return self.readings[0].value
+
+
+def to_float(s: str) -> float | None:
+    """``"1,048,576"``, ``"4.2e9"``, ``"2^28"``, ``"four"`` as a float; None if it is not a number."""
+    s = s.strip().lower()
+    if s in _WORDS:
+        return float(_WORDS[s])
+    s = s.replace(" ", "").replace(",", "")
+    m = re.fullmatch(r"(2|10)(?:\^|\*\*)(\d+)", s)
+    if m:
+        return float(int(m.group(1)) ** int(m.group(2)))
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)[×x*·]10(?:\^|\*\*)([-+]?\d+)", s)
+    if m:
+        return float(m.group(1)) * 10.0 ** int(m.group(2))
+    try:
+        return float(s)
+    except ValueError:
+        return None
+
+
+def _bytes(unit: str) -> tuple[float, ...]:
+    u = unit.lower()
+    if u in _DECIMAL:  # "MB" is read both ways: 10^6 and 2^20 (students mean either)
+        return (_DECIMAL[u], _BINARY[u])
+    return (_BYTES[u],)
+
+
+def _rate_or_count(unit: str) -> list[Reading]:
+    u = unit.lower().replace("flops", "flop").replace(" ", "")
+    if u.endswith("/s"):
+        return [Reading("flop_rate", _RATE[u])]
+    # "137 GFLOPS" is a count to some students and a rate to others
+    out = [Reading("flops", _COUNT[u])]
+    if u + "s" in _RATE:
+        out.append(Reading("flop_rate", _RATE[u + "s"]))
+    return out
+
+
+def _scales(kind: str, unit: str) -> list[Reading]:
+    """Readings of 1 <unit>: multiply by the number."""
+    u = unit.lower()
+    if kind == "bytes":
+        return [Reading("bytes", f) for f in _bytes(u)]
+    if kind == "bandwidth":
+        return [Reading("bandwidth", _BW[re.sub(r"\s+", " ", u)])]
+    if kind == "flop_rate":
+        return _rate_or_count(u)
+    if kind == "time":
+        return [Reading("time", _TIME[u])]
+    if kind == "fraction":
+        return [Reading("fraction", 0.01 if u in ("%", "percent") or u.startswith("per") else 1.0)]
+    return [Reading(kind, 1.0)]
+
+
+# (kind, pattern); the number is group 1, the unit group "u"; the first pattern to claim a span keeps it
+_UNITS: list[tuple[str, re.Pattern[str]]] = [
+    ("flop_rate", re.compile(_N + _RANGE + r"\s*(?P<u>[pgt]flops?/s|[pgt]flops|[pgt]flop\s?/\s?s)" + _END, re.I)),
+    ("intensity", re.compile(_N + _RANGE + r"\s*(?P<u>flops?\s*/\s*(?:byte|b)|flops?\s+per\s+byte)" + _END, re.I)),
+    ("flop_rate", re.compile(_N + _RANGE + r"\s*(?P<u>[kmgtp]?flops?)" + _END, re.I)),
+    ("bandwidth", re.compile(_N + _RANGE + r"\s*(?P<u>[gmt]i?b/s|gbps|[gt]b per second)" + _END, re.I)),
+    ("bytes", re.compile(
+        _N + _RANGE + r"\s*(?P<u>[kmgt]ib|[kmgt]b|bytes?|b|kilobytes?|megabytes?|gigabytes?)" + _END, re.I)),
+    ("time", re.compile(
+        _N + _RANGE + r"\s*(?P<u>(?-i:ns|us|ms|s)|µs|μs|usec|msec|sec|seconds|nanoseconds|microseconds|milliseconds)"
+        + _END, re.I)),
+    ("fraction", re.compile(_N + _RANGE + r"\s*(?P<u>%|percent|per\s?cent)", re.I)),
+    # "4x", "3.9×", "4 times", "4-fold"; not "4096 x 4096" nor "3 × n²"
+    ("ratio", re.compile(
+        _N + _RANGE + r"\s*(?P<u>x|×|times|-fold|fold)(?![\w])(?!\s*[\d#])(?!\s*[A-Za-z](?![A-Za-z]))", re.I)),
+]
+_LAUNCHES = re.compile(
+    r"(?<![\w.])(\d+|" + _WORD_N[1:-1] + r")\s+(?:[\w.-]+\s+){0,2}?(?P<u>kernels?|launch(?:es)?)\b", re.I
+)
+# a bare number that is not a quantity: followed by what it counts, or part of a formula
+_NOT_A_VALUE = (
+    r"(?![\w·*/^×]|\.\d|\s*[·*×]\s*\w|\s*(?:elements?|values?|rows?|columns?|cols\b|SMs?\b|tiles?|threads?|"
+    r"blocks?|warps?|bits?|bytes?|cores?|times\b|of them|passes|ops?\b|operations|reads?|writes?))"
+)
+_APPROX = r"(?:about\s+|roughly\s+|around\s+|approximately\s+|only\s+|just\s+|still\s+|nearly\s+|almost\s+|~\s*|≈\s*)*"
+# "the ratio is 4", "a speedup of about 4", "a factor of 4", "fused is 4:1": unit-less but named
+_NAMED_RATIO = re.compile(
+    r"\b(?:ratios?|speed-?\s?ups?|slow-?\s?downs?|factor|prediction|predicted|estimate)\b(?:[^.;!?\d%]|\.(?=\d)){0,80}?"
+    + _N + _NOT_A_VALUE + r"(?:\s*:\s*1\b)?", re.I
+)
+# "beats compiled by 1.35", "faster by about 4"
+_BY = re.compile(
+    r"\b(?:beats?|beating|wins?|winning|faster|slower|ahead|behind|loses?|outperforms?)\b[^.;:!?\d%#]{0,30}?"
+    r"\bby\s+(?:a factor of\s+)?" + _APPROX + _N + _NOT_A_VALUE, re.I
+)
+# "71.1 µs / 18.4 µs = 3.86": a ratio of two stated figures
+_QUOTIENT = re.compile(
+    r"[\d.,]+\s*(?:µs|μs|us|ms|s|[kmgt]i?b(?:/s)?|flop/s|tflop/s)\s*(?:/|÷)\s*[\d.,]+\s*"
+    r"(?:µs|μs|us|ms|s|[kmgt]i?b(?:/s)?|flop/s|tflop/s)\s*(?:=|≈|~)\s*" + _N + _NOT_A_VALUE, re.I
+)
+_NAMED_FRACTION = re.compile(
+    r"\b(?:fraction|share|efficiency|utili[sz]ation)\b[^.;:!?\d%#]{0,40}?" + _N + _NOT_A_VALUE, re.I
+)
+_NAMED_LAUNCHES = re.compile(
+    r"\b(?:number of (?:kernels|launches)|(?:kernel|launch) counts?|launches|kernels)\b"
+    r"\s*(?:from|is|are|was|were|:|=|of|drops? from|goes from|go from)\s*(?:about\s+|~\s*)?" + _N
+    + r"(?![\w.·*/^])", re.I
+)
+_OF_PEAK = re.compile(_N + r"\s+of\s+(?:the\s+)?(?:[\w-]+\s+){0,2}?(?P<u>peak|roofline)\b", re.I)
+# a bare number shortly after a unit number and a comparison word takes that number's unit: "1365 FLOP/byte
+# against 0.17", "6.5 µs vs 1.8", "3.9 (gpu) vs 0.8 (wall)", "about 1.9 in GPU time, compared with 7"
+_CARRY = re.compile(
+    r"\s*(?:\([^()]{0,20}\)\s*)?(?:[a-zA-Z-]+,?\s+){0,3}?,?\s*(?:\)\s*)?"
+    r"(?:against|vs\.?|versus|compared (?:to|with)|to|and|or|→|->)\s+" + _APPROX + _N + _NOT_A_VALUE,
+    re.I,
+)
+# after a ratio, a sentence that lists more of them by case: "at 2^12: 0.78; at 2^24: 0.85", "it's 4.1"
+_LISTED = re.compile(
+    r"(?:#[#\s]*|[(,]|\b(?:it's|it is|is|was|got|get|gets|reached|reaches|measured|gives?|gave))\s*[:,]?\s*"
+    + _APPROX + _N + _NOT_A_VALUE, re.I
+)
+
+
+_BOUND = re.compile(
+    r"(?:\b(?:below|under|above|more than|less than|fewer than|at least|at most|higher than|lower than|"
+    r"greater than)|(?<![-=])[<>])\s*(?:about\s+|roughly\s+|~\s*)?$",
+    re.I,
+)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\-*•\d])|\n\s*\n|\n(?=\s*[-*•]\s)")
+
+
+def _listed_ratios(text: str, found: list[Stated], taken: list[tuple[int, int]], add) -> None:  # type: ignore[no-untyped-def]
+    """In a sentence that states a ratio, later bare numbers listed by case are ratios too."""
+    sentences = [(0, len(text))]
+    if text:
+        cuts = [m.end() for m in _SENTENCE.finditer(text)]
+        sentences = list(zip([0, *cuts], [*cuts, len(text)], strict=True))
+    for a, b in sentences:
+        first = min((f.start for f in found if a <= f.start < b and f.kind == "ratio"), default=None)
+        if first is None:
+            continue
+        for m in _LISTED.finditer(text, first, b):
+            n = to_float(m.group(1))
+            if n is None or _overlaps(taken, m.start(1), m.end(1)) or n > 1000:
+                continue
+            add(Stated(m.group(1), m.start(1), m.end(1), "", n, (Reading("ratio", n),), unitless=True))
+
+
+def _overlaps(spans: Iterable[tuple[int, int]], a: int, b: int) -> bool:
+    return any(a < e and s < b for s, e in spans)
+
+
+def extract(text: str) -> list[Stated]:
+    """Every number the text states with a unit or names as a ratio, in text order; spans never overlap.
+    ``text`` should have case-naming sizes masked (they are not quantities)."""
+    found: list[Stated] = []
+    taken: list[tuple[int, int]] = []
+
+    def add(s: Stated) -> None:
+        found.append(s)
+        taken.append((s.start, s.end))
+
+    for kind, pat in _UNITS:
+        for m in pat.finditer(text):
+            if _overlaps(taken, m.start(), m.end()):
+                continue
+            first, second = to_float(m.group(1)), to_float(m.group(2)) if m.group(2) else None
+            if first is None:
+                continue
+            unit = m.group("u")
+            scales = _scales(kind, unit)
+            low, high = (min(first, second), max(first, second)) if second is not None else (None, None)
+            mid = (first + second) / 2 if second is not None else first
+            readings = tuple(Reading(r.kind, mid * r.value) for r in scales)
+            add(Stated(m.group(0), m.start(), m.end(), unit.lower(), mid, readings,
+                       low * scales[0].value if low is not None else None,
+                       high * scales[0].value if high is not None else None))
+    for m in _LAUNCHES.finditer(text):
+        n = to_float(m.group(1))
+        before = text[max(0, m.start() - 5):m.start()]
+        if re.search(r"\bthe\s+$", before, re.I) and m.group(1).lower() in ("two", "three"):
+            continue  # "the two kernels": the two variants, not a count of launches
+        if n is not None and not _overlaps(taken, m.start(), m.end()):
+            add(Stated(m.group(0), m.start(), m.end(), m.group("u").lower(), n, (Reading("launches", n),)))
+    named = ((_OF_PEAK, "fraction"), (_NAMED_LAUNCHES, "launches"), (_QUOTIENT, "ratio"), (_BY, "ratio"),
+             (_NAMED_RATIO, "ratio"), (_NAMED_FRACTION, "fraction"))
+    for pat, kind in named:
+        for m in pat.finditer(text):
+            n = to_float(m.group(1))
+            a, b = m.start(1), m.end(1)
+            if n is None or _overlaps(taken, a, b):
+                continue
+            if kind == "fraction" and pat is _NAMED_FRACTION and n > 1:
+                continue
+            unit = m.group("u").lower() if "u" in pat.groupindex else ""
+            add(Stated(text[a:m.end()] if unit else text[a:b], a, m.end() if unit else b, unit, n,
+                       (Reading(kind, n),), unitless=True))
+    found.sort(key=lambda s: s.start)
+    for prev in list(found):
+        carried = _CARRY.match(text, prev.end)
+        if not carried or not prev.number:
+            continue
+        n = to_float(carried.group(1))
+        if n is None or _overlaps(taken, carried.start(1), carried.end(1)):
+            continue
+        readings = tuple(Reading(r.kind, n * r.value / prev.number) for r in prev.readings)
+        add(Stated(carried.group(1), carried.start(1), carried.end(1), prev.unit, n, readings, unitless=True))
+    _listed_ratios(text, found, taken, add)
+    # "below 1x", "more than 4,000 GB/s": a bound, not a value to check
+    return sorted((s for s in found if not _BOUND.search(text, 0, s.start)), key=lambda s: s.start)
