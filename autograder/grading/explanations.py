@@ -83,8 +83,19 @@ def _best(s: Stated, cands: Iterable[Candidate], rel: float, ctx: Context | None
     return min(ok, key=lambda c: (c.fact.given, off_topic(c), _error(s, c.fact))) if ok else None
 
 
-def _cued(c: Candidate, sentence: str) -> bool:
-    return c.cue is None or re.search(c.cue, sentence, re.I) is not None
+class _Cues:
+    """Which cues a clause has, each searched once (a case has hundreds of facts and a handful of cues)."""
+
+    def __init__(self, clause: str) -> None:
+        self.clause = clause
+        self.seen: dict[str, bool] = {}
+
+    def __call__(self, c: Candidate) -> bool:
+        if c.cue is None:
+            return True
+        if c.cue not in self.seen:
+            self.seen[c.cue] = re.search(c.cue, self.clause, re.I) is not None
+        return self.seen[c.cue]
 
 
 def _about(ctx: Context, variant_named: bool) -> str:
@@ -96,7 +107,9 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL) -> Fou
     """One number's verdict: a fact of what its sentence names (match / given), a fact of something else
     (misattributed), or nothing the model or the reference knows (unmatched)."""
     s, ctx = a.stated, a.context
-    here = [c for c in book.at(ctx.params) if _cued(c, ctx.clause)]
+    cued = _Cues(ctx.clause)
+    kinds = {r.kind for r in s.readings}
+    here = [c for c in book.at(ctx.params) if c.fact.kind in kinds and cued(c)]
     fits = [
         c for c in here
         if ctx.variant is None
@@ -112,10 +125,11 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL) -> Fou
     # another variant's figure in a sentence that names this one, or another case's (one parameter away) in
     # a sentence that names a case: a misattribution. A figure nobody's in particular is just wrong; ratios are
     # so dense across a sweep that only another pair at this case counts.
-    elsewhere: list[Candidate] = [c for c in here if c not in fits] if ctx.variant is not None else []
+    fitting = {id(c) for c in fits}
+    elsewhere: list[Candidate] = [c for c in here if id(c) not in fitting] if ctx.variant is not None else []
     if ctx.named_case and s.kind != "ratio":
         for params in _neighbours(book, ctx.params):
-            elsewhere += [c for c in book.at(params) if _cued(c, ctx.clause)]
+            elsewhere += [c for c in book.at(params) if c.fact.kind in kinds and cued(c)]
     other = _best(s, [c for c in elsewhere if not c.fact.given], rel, ctx)
     if other is not None:
         return base.model_copy(update={"verdict": "misattributed", "actually": other.fact.label})

@@ -53,6 +53,7 @@ class FactBook:
     ref: ReferenceRun | None
     _at: dict[tuple[tuple[str, ParamValue], ...], list[Candidate]] = field(default_factory=dict)
     _device_facts: tuple[Fact, ...] | None = None
+    _known: list[dict[str, ParamValue]] | None = None
 
     def at(self, params: Mapping[str, ParamValue]) -> list[Candidate]:
         """The facts of the case ``params`` (empty if the workload has no model there)."""
@@ -63,10 +64,12 @@ class FactBook:
 
     def known_cases(self) -> list[dict[str, ParamValue]]:
         """The cell's case and every case the reference measured: where a misplaced number may belong."""
-        seen = {_key(self.case): self.case}
-        for m in self.ref.measurements if self.ref else []:
-            seen.setdefault(_key(m.case.params), dict(m.case.params))
-        return list(seen.values())
+        if self._known is None:
+            seen = {_key(self.case): self.case}
+            for m in self.ref.measurements if self.ref else []:
+                seen.setdefault(_key(m.case.params), dict(m.case.params))
+            self._known = list(seen.values())
+        return self._known
 
     # ------------------------------------------------------------------ building
     def _build(self, params: dict[str, ParamValue]) -> list[Candidate]:

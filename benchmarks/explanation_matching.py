@@ -1,0 +1,183 @@
+"""Precision and recall of the explanation pre-reader on the hand-written corpus (issue 12, item 5).
+
+    .venv/bin/python benchmarks/explanation_matching.py [--baseline REV] [--out benchmarks/results/explanation-matching.txt]
+
+The corpus (tests/grading/explanation_corpus/, one file per explanation cell of every lesson) marks every
+number a TA would judge with what it is: a right figure of a variant or of none in particular, a restated
+input, another variant's or case's figure (misattributed), or wrong. Against the H200 reference of each
+lesson this prints, per cell and overall:
+
+- reading: of the annotated numbers, how many the pre-reader finds (recall), and of what it finds (restated
+  inputs aside), how many are annotated (precision);
+- credit: of the numbers it credits, how many deserve credit (precision), and of those that deserve it,
+  how many it credits (recall);
+- misattribution: of the numbers annotated misattributed, how many it names so (recall), and of those it
+  names so, how many are (precision);
+- score band: how often the suggested score falls in the TA's band (none / partial / full).
+
+``--baseline REV`` also runs the pre-reader of git revision REV (default c28a3cc, the last one that did not
+read context) on the same corpus, for comparison; it needs the repository's history.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import platform
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from autograder.grading.explanations import grade_explanation
+from autograder.grading.references import ReferenceStore
+from autograder.records import ExplanationGrade, FoundNumber
+from autograder.spec import load_spec
+from tests.grading.explanation_corpus import Entry, corpus, grade_of
+
+CREDITED = "credited"
+
+
+class Tally:
+    def __init__(self) -> None:
+        self.n = defaultdict(int)
+
+    def add(self, key: str, by: int = 1) -> None:
+        self.n[key] += by
+
+    def ratio(self, num: str, den: str) -> str:
+        d = self.n[den]
+        return f"{self.n[num] / d:6.1%} ({self.n[num]}/{d})" if d else "     - (0/0)"
+
+
+def _overlap(f: FoundNumber, a: int, b: int) -> bool:
+    return f.span is not None and f.span[0] < b and a < f.span[1]
+
+
+def _locate(text: str, found: list[FoundNumber]) -> list[FoundNumber]:
+    """Spans for findings of a pre-reader that did not record them (the baseline): in text order."""
+    out, at = [], 0
+    for f in found:
+        i = text.find(f.text, at)
+        if i < 0:
+            i = text.find(f.text)
+        out.append(f.model_copy(update={"span": (i, i + len(f.text)) if i >= 0 else None}))
+        at = i + len(f.text) if i >= 0 else at
+    return out
+
+
+def _is_credit(f: FoundNumber) -> bool:
+    # the baseline had no verdicts: a number with a match was credited
+    return f.verdict == "match" or (f.verdict == "unmatched" and f.matches is not None)
+
+
+def tally(entry: Entry, g: ExplanationGrade, t: Tally) -> None:
+    found = g.found if all(f.span for f in g.found) else _locate(entry.text, g.found)
+    used: set[int] = set()
+    for s in entry.spans:
+        t.add("annotated")
+        hits = [i for i, f in enumerate(found) if _overlap(f, s.start, s.end)]
+        used.update(hits)
+        f = found[hits[0]] if hits else None
+        deserves = s.label not in ("given", "misattributed", "wrong")
+        t.add("deserves", deserves)
+        if f is None:
+            continue
+        t.add("read")
+        credited = _is_credit(f)
+        t.add("credited", credited)
+        t.add("credited_right", credited and deserves)
+        if s.label == "misattributed":
+            t.add("misattributed")
+            t.add("named_misattributed_right", f.verdict == "misattributed")
+        t.add("named_misattributed", f.verdict == "misattributed")
+    for i, f in enumerate(found):
+        if f.verdict == "given" and i not in used:
+            continue  # an unannotated restated input: neither right nor wrong
+        t.add("found")
+        t.add("found_annotated", i in used)
+        if i not in used:
+            t.add("credited", _is_credit(f))
+            t.add("named_misattributed", f.verdict == "misattributed")
+    t.add("entries")
+    t.add("band_right", grade_of(g.suggested_fraction) == entry.grade)
+
+
+def report(name: str, tallies: dict[str, Tally]) -> list[str]:
+    lines = [f"## {name}", "",
+             f"{'cell':34} {'reading recall':>17} {'reading precision':>17} {'credit precision':>17} "
+             f"{'credit recall':>17} {'misattr. recall':>17} {'misattr. precision':>18} {'score band':>17}"]
+    for cell, t in tallies.items():
+        lines.append(
+            f"{cell:34} {t.ratio('read', 'annotated'):>17} {t.ratio('found_annotated', 'found'):>17} "
+            f"{t.ratio('credited_right', 'credited'):>17} {t.ratio('credited_right', 'deserves'):>17} "
+            f"{t.ratio('named_misattributed_right', 'misattributed'):>17} "
+            f"{t.ratio('named_misattributed_right', 'named_misattributed'):>18} {t.ratio('band_right', 'entries'):>17}"
+        )
+    return [*lines, ""]
+
+
+def run(grade: Callable[..., ExplanationGrade], entries: list[Entry], lessons: dict) -> dict[str, Tally]:
+    out: dict[str, Tally] = defaultdict(Tally)
+    for e in entries:
+        spec, ref = lessons[e.lesson]
+        ex = next(x for x in spec.explanations if x.grade_id == e.grade_id)
+        g = grade(e.text, spec, ex, ref)
+        tally(e, g, out[f"{e.lesson} {e.grade_id}"])
+        tally(e, g, out["all"])
+    return {k: out[k] for k in [*sorted(k for k in out if k != "all"), "all"]}
+
+
+def baseline(rev: str) -> Callable[..., ExplanationGrade] | None:
+    try:
+        source = subprocess.run(["git", "-C", str(REPO), "show", f"{rev}:autograder/grading/explanations.py"],
+                                check=True, capture_output=True, text=True).stdout
+    except (OSError, subprocess.CalledProcessError) as exc:
+        print(f"no baseline: git show {rev} failed ({exc})", file=sys.stderr)
+        return None
+    spec = importlib.util.spec_from_loader("autograder.grading._baseline_explanations", loader=None)
+    assert spec is not None
+    mod = importlib.util.module_from_spec(spec)
+    mod.__package__ = "autograder.grading"
+    exec(compile(source, f"<{rev}:explanations.py>", "exec"), mod.__dict__)
+    return mod.grade_explanation  # type: ignore[no-any-return]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--baseline", default="c28a3cc", help="git revision of the pre-reader to compare with ('' for none)")
+    ap.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "explanation-matching.txt")
+    args = ap.parse_args()
+    entries = corpus()
+    store = ReferenceStore(REPO / "references")
+    lessons = {}
+    for lesson in sorted({e.lesson for e in entries}):
+        lessons[lesson] = (load_spec(REPO / "source" / lesson / "lesson.toml"), store.load(lesson, "nvidia-h200"))
+    started = time.perf_counter()
+    now = run(grade_explanation, entries, lessons)
+    per_entry_ms = (time.perf_counter() - started) / len(entries) * 1e3
+    lines = [
+        f"# Explanation pre-reader on the hand-written corpus: {len(entries)} explanations, "
+        f"{sum(len(e.spans) for e in entries)} annotated numbers, {len(now) - 1} cells",
+        f"# python benchmarks/explanation_matching.py --baseline {args.baseline or repr('')}  "
+        f"({platform.python_version()}, {platform.machine()}; {per_entry_ms:.2f} ms per explanation, one process)",
+        "",
+        *report("now: each number judged in its sentence's context", now),
+    ]
+    if args.baseline and (old := baseline(args.baseline)) is not None:
+        lines += report(f"baseline {args.baseline}: every number against every fact of the cell's case",
+                        run(old, entries, lessons))
+    text = "\n".join(lines)
+    print(text)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
