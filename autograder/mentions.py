@@ -48,7 +48,7 @@ _DTYPES = [
     ("tf32", r"tf32|tensor[- ]?float[- ]?32"),
     ("float16", r"fp16|float16|f16|half[- ]precision|half[- ]floats?|(?<=in )half|float-16|fp-16"),
     ("float32", r"fp32|float32|f32|single(?:[- ]precision)|float-32|fp-32|plain float"),
-    ("float64", r"fp64|float64|f64|double(?:[- ]precision)?"),
+    ("float64", r"fp64|float64|f64|double[- ]precision"),
 ]
 #: any dtype's name (a regular expression)
 DTYPE_WORDS = r"(?<![\w.])(?:" + "|".join(pat for _, pat in _DTYPES) + r")(?![\w])"

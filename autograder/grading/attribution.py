@@ -20,6 +20,7 @@ Pure functions over the text and the workload's spellings.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -37,7 +38,7 @@ _CONTRAST = r"but|while|whereas|against|versus|vs\.?|compared (?:to|with)|instea
 _CLAUSE_BREAK = re.compile(r"[;:()\[\]—]|,(?!\d{3})|\s-\s|\b(?:" + _CONTRAST + r")\b", re.I)
 _SEGMENT_BREAK = re.compile(r";|\b(?:" + _CONTRAST + r")\b", re.I)
 _OPENS_WITH_CONTRAST = re.compile(r"^\W*(?:" + _CONTRAST + r")\b", re.I)
-_ITEM_END = re.compile(r"^[ \t]*(?:[-*•]|\d+[.)])[ \t][^\n]*\n(?![ \t])", re.M)
+_ITEM_END = re.compile(r"^[ \t]*(?:[-*•→]|\d+[.)])[ \t][^\n]*\n(?![ \t])", re.M)
 _NEW_ITEM = re.compile(r"\n\s*(?:[-*•]|\d+[.)]|\n)|\n\s*\S+\s*:")  # a new list item or paragraph
 _PAIR = re.compile(r"\s*(?:vs\.?|versus|against|compared (?:to|with)|/)\s*(?:~|≈|about\s+)?\d", re.I)
 _RELATIVE = re.compile(r"^\W*whose\b", re.I)
@@ -120,7 +121,7 @@ def _variant(num: Stated, text: str, names: list[Mention], sentence: tuple[int, 
     inside = [m for m in names if num.start <= m.start < num.end]  # "one fused kernel"
     if inside:
         return inside[0].variant
-    right_after = [m for m in names if num.end <= m.start < sentence[1] and not _NEW_ITEM.search(text[num.end:m.start])
+    right_after = [m for m in names if num.end <= m.start < sentence[1] and not _NEW_ITEM.search(text[num.end:m.end + 3])
                    and _RIGHT_AFTER.match(text[num.end:m.start])]
     if right_after:
         return right_after[0].variant
@@ -189,10 +190,14 @@ def _params(num: Stated, text: str, case: Mapping[str, ParamValue], cases: list[
         if _CASE_TAIL.match(between) or (not before_here and not _CLAUSE_CONTRAST.search(between)):
             if m.params is None:
                 params, named = dict(case), {}
-            else:
-                params.update(m.params)
-                named.update(m.params)
-                last = m.params
+            else:  # with the mentions right after it: "at 2^24 fp16"
+                end = m.start
+                for n in (c for c in cases if c.start >= m.start and c.params):
+                    if not re.fullmatch(r"[\s,/]*(?:in|and)?[\s,/]*", text[end:n.start]):
+                        break
+                    params.update(n.params or {})
+                    named.update(n.params or {})
+                    last, end = n.params or {}, n.end
         break
     in_sentence = any(sentence[0] <= m.start < sentence[1] for m in cases)
     return _complete(params, named, last, known), in_sentence
@@ -206,8 +211,59 @@ _CASE_TAIL = re.compile(
 )
 
 
+def _in_table(num: Stated, cell: _Cell, text: str, case: Mapping[str, ParamValue], cases: list[Mention],
+              names: list[Mention], known: Sequence[Mapping[str, ParamValue]]) -> Attributed:
+    """A number in a table cell: the variant its column or row header names, the case its row, column or
+    corner names (else the cell's own text, else the explanation's case)."""
+    spans = [(cell.start, cell.end), *cell.heads]
+    variant = next((m.variant for a, b in spans for m in names if a <= m.start < b), None)
+    params, named = dict(case), dict[str, ParamValue]()
+    for a, b in reversed(spans):
+        for m in cases:
+            if a <= m.start < b and m.params:
+                params.update(m.params)
+                named.update(m.params)
+    words = " ".join(text[a:b] for a, b in spans)
+    return Attributed(num, Context(variant, _complete(params, named, named, known), words, cell.start,
+                                   bool(named), words))
+
+
 def _here(text: str) -> list[Mention]:
     return [Mention(m.start(), m.end(), variant=None, params=None) for m in _HERE.finditer(text)]
+
+
+@dataclass(frozen=True)
+class _Cell:
+    """A markdown table cell: where it is, and the header cells that say what its numbers are about."""
+
+    start: int
+    end: int
+    heads: tuple[tuple[int, int], ...]  # the column's header cell, the row's first cell, the table's corner
+
+
+def _table_cells(text: str) -> list[_Cell]:
+    """Cells of markdown tables (``| | eager | compiled |`` ...): a number in a cell is about its column's
+    and its row's headers, not about the sentence around the table."""
+    out: list[_Cell] = []
+    header: list[tuple[int, int]] | None = None
+    at = 0
+    for line in text.splitlines(keepends=True):
+        start, body = at, line.rstrip("\n")
+        at += len(line)
+        if not body.lstrip().startswith("|"):
+            header = None
+            continue
+        bounds = [start + i for i, ch in enumerate(body) if ch == "|"]
+        cells = [(a + 1, b) for a, b in itertools.pairwise(bounds)]
+        if re.fullmatch(r"[\s|:-]+", body):
+            continue  # the |---|---| line
+        if header is None:
+            header = cells
+            continue
+        for i, (a, b) in enumerate(cells):
+            heads = [c for c in (header[i] if i < len(header) else None, cells[0] if i else None, header[0]) if c]
+            out.append(_Cell(a, b, tuple(heads)))
+    return out
 
 
 def attribute(text: str, workload: Workload, case: Mapping[str, ParamValue],
@@ -222,8 +278,13 @@ def attribute(text: str, workload: Workload, case: Mapping[str, ParamValue],
     breaks = list(_CLAUSE_BREAK.finditer(masked))
     clauses = _spans(_CLAUSE_BREAK, masked)
     openers = {m.end(): m.group(0) for m in breaks}
+    cells = _table_cells(masked)
     out = []
     for num in extract(masked):
+        cell = next((c for c in cells if c.start <= num.start < c.end), None)
+        if cell is not None:
+            out.append(_in_table(num, cell, text, case, cases, names, known))
+            continue
         sentence = _around(sentences, num.start)
         clause = _around(clauses, num.start)
         opener = openers.get(clause[0], "") if clause[0] > sentence[0] else ""

@@ -37,7 +37,8 @@ _TIME = {"ns": 1e-6, "nanoseconds": 1e-6, "µs": 1e-3, "μs": 1e-3, "us": 1e-3, 
 _N = (r"(?<![\w.^*])(\d+(?:\.\d+)?\s?[×x*·]\s?10\s?(?:\^|\*\*)\s?[-+]?\d+|\d+(?:,\d{3})+(?:\.\d+)?"
       r"|\d+(?:\.\d+)?(?:\s?[eE][-+]?\d+)?|(?:2|10)\s?(?:\^|\*\*)\s?\d+)")
 _WORD_N = r"(one|two|three|four|five|six|seven|eight|nine|ten|a single|single)"
-_RANGE = r"(?:\s*(?:-|–|—|to)\s*" + _N + r")?"
+_RANGE = r"(?:\s*(?:-|–|—|to)\s*" + _N + r")?(?:\s*(?P<mult>thousand|million|billion|trillion))?"
+_MULT = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 _END = r"(?![\w/])"
 
 
@@ -142,6 +143,11 @@ _UNITS: list[tuple[str, re.Pattern[str]]] = [
     ("ratio", re.compile(
         _N + _RANGE + r"\s*(?P<u>x|×|times|-fold|fold)(?![\w])(?!\s*[\d#])(?!\s*[A-Za-z](?![A-Za-z]))", re.I)),
 ]
+# "seven times faster", "four times the traffic", "twice as fast" (not "read four times": a count)
+_WORD_RATIO = re.compile(
+    r"\b(two|three|four|five|six|seven|eight|nine|ten|twice)(?:\s+times|-fold|\s+fold)?(?=\s+(?:faster|slower|"
+    r"more|less|fewer|higher|lower|as|the|larger|smaller|bigger|quicker|longer|shorter|greater)\b)", re.I
+)
 _LAUNCHES = re.compile(
     r"(?<![\w.])(\d+|" + _WORD_N[1:-1] + r")\s+(?:[\w.-]+\s+){0,2}?(?P<u>kernels?|launch(?:es)?)\b", re.I
 )
@@ -235,7 +241,12 @@ def extract(text: str) -> list[Stated]:
             first, second = to_float(m.group(1)), to_float(m.group(2)) if m.group(2) else None
             if first is None:
                 continue
+            if m.group("mult"):
+                first *= _MULT[m.group("mult").lower()]
+                second = second * _MULT[m.group("mult").lower()] if second is not None else None
             unit = m.group("u")
+            if unit == "s" and m.start() > 0 and text[m.start() - 1] in "(/·*×":
+                continue  # "1/(3s)": a formula, not seconds
             scales = _scales(kind, unit)
             low, high = (min(first, second), max(first, second)) if second is not None else (None, None)
             mid = (first + second) / 2 if second is not None else first
@@ -250,6 +261,10 @@ def extract(text: str) -> list[Stated]:
             continue  # "the two kernels": the two variants, not a count of launches
         if n is not None and not _overlaps(taken, m.start(), m.end()):
             add(Stated(m.group(0), m.start(), m.end(), m.group("u").lower(), n, (Reading("launches", n),)))
+    for m in _WORD_RATIO.finditer(text):
+        n = to_float(m.group(1))
+        if n is not None and not _overlaps(taken, m.start(), m.end()) and (m.group(0) != m.group(1) or n == 2):
+            add(Stated(m.group(0), m.start(), m.end(), "times", n, (Reading("ratio", n),)))
     named = ((_OF_PEAK, "fraction"), (_NAMED_LAUNCHES, "launches"), (_QUOTIENT, "ratio"), (_BY, "ratio"),
              (_NAMED_RATIO, "ratio"), (_NAMED_FRACTION, "fraction"))
     for pat, kind in named:

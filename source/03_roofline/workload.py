@@ -90,7 +90,7 @@ class Roofline(Workload):
         out = super().mentions(text)
         units = r"(?!\s*(?:[kmgt]i?b\b|bytes?|[gt]b/s|[kmgtp]?flop|µs|us\b|ms\b|%|x\b|×|tiles?|blocks?|threads?|sms?\b))"  # noqa: E501
         pat = (r"\bn\s*(?:=|of|is)\s*(\d{2,5})\b|\b(\d{2,5})\s*(?:x|×|by)\s*\2\b(?!\s*(?:[\w-]+\s+)?(?:tiles?|blocks?))"
-               r"|\b(\d{2,5})(?:²|\^2\b|\*\*2\b)|(?<![\w.,^×])(?<!x )(\d{3,5})\b(?![.,]\d)(?!\s*(?:[x×*]|of\b))" + units)
+               r"|(?<!/)\b(\d{2,5})(?:²|\^2\b|\*\*2\b)(?!\s*(?:tiles?|blocks?|=))|(?<![\w.,^×])(?<!x )(\d{3,5})\b(?![.,]\d)(?!\s*(?:[x×*]|of\b))" + units)
         for m in re.finditer(pat, text, re.I):
             if re.search(r"(?:tiles?|blocks?)\s+of\s*$", text[: m.start()], re.I):
                 continue

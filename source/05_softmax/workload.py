@@ -73,7 +73,8 @@ class Softmax(Workload):
 
     def input_bytes(self, params):
         r, c = 1 << int(params["log2_rows"]), 1 << int(params["log2_cols"])
-        return [("the R x C tensor", r * c * ELEMENT[str(params["dtype"])])]
+        s = ELEMENT[str(params["dtype"])]
+        return [("the R x C tensor", r * c * s), ("one row", c * s)]
 
     def mentions(self, text):
         # "4096 x 4096", "128 columns (2^17 rows)", "one row of 2^20", "64 rows of 2^20"; a bare 2^24 is a
@@ -86,6 +87,7 @@ class Softmax(Workload):
             (r"\brows? of\s+(?:length\s+)?" + num, ("log2_cols",)),
             (r"\bat\s+(2\s?\^\s?\d{1,2})(?![\d^])(?!\s*(?:x|×|by|rows)\b)", ("log2_cols",)),
             (num + r"\s+(?:\w+\s+)?rows\b", ("log2_rows",)),
+            (num + r"(?!\s*(?:[kmgt]i?b|bytes?)\b)[\s-]+(?:\w+[\s-]+)?row\b", ("log2_cols",)),  # "the single 2^20 row"
         ]
         for pat, names in shapes:
             for m in re.finditer(pat, text, re.I):

@@ -75,8 +75,8 @@ def load(path: Path) -> list[Entry]:
     return entries
 
 
-def corpus() -> list[Entry]:
-    return [e for p in sorted(HERE.glob("*.txt")) for e in load(p)]
+def corpus(folder: Path = HERE) -> list[Entry]:
+    return [e for p in sorted(folder.glob("*.txt")) for e in load(p)]
 
 
 @dataclass(frozen=True)
