@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from ..errors import NotebookReadError
-from ..grading.checklist import checklist, render_checklist
+from ..grading.checklist import checklist, render_checklist, restart_notes
 from ..grading.reader import read_notebook_bytes
 from ..spec import load_spec
 from ._common import console, friendly_errors
@@ -19,7 +19,7 @@ def check(
     notebook: Annotated[Path, typer.Argument(help="The lesson notebook you are about to submit.")],
     lesson: Annotated[Path | None, typer.Option(help="lesson.toml (default: beside the notebook).")] = None,
 ) -> None:
-    """List every prediction as committed, revised, invalid or missing, and any notebook problem.
+    """List every prediction as committed, revised, restarted, invalid or missing, and any notebook problem.
 
     Exit code 0 when every prediction is committed and valid, 1 otherwise.
     """
@@ -31,7 +31,7 @@ def check(
     unsaved = _unsaved(notebook.parent / f".{spec.id}.ledger.json", len(reading.entries))
     if unsaved:
         problems.insert(0, unsaved)
-    console.print(render_checklist(rows, problems), highlight=False)
+    console.print(render_checklist(rows, problems, restart_notes(reading)), highlight=False)
     if problems or not all(r.ok for r in rows):
         raise typer.Exit(1)
 
