@@ -41,7 +41,7 @@ def demo(
     from ..grading.batch import grade_class
     from ..grading.course_report import read_course_scores, write_course_csv
     from ..grading.records_store import RecordStore
-    from ..grading.report import plot_calibration, summary_rows
+    from ..grading.report import plot_calibration, references_for, summary_rows
     from ..sample.generate import generate_class
 
     src = course_at(course)
@@ -96,7 +96,9 @@ def demo(
         console.print(f"  [bold]{name}[/]")
         for k, v in summary_rows(records)[:6]:
             console.print(f"    {k:<38} {v}", highlight=False)
-        console.print(f"    calibration plot: {plot_calibration(records, dst / 'reports' / name / 'calibration.png')}")
+        refs = references_for(records, ReferenceStore(c.references), name)
+        plot = plot_calibration(records, dst / "reports" / name / "calibration.png", c.spec(name), refs)
+        console.print(f"    calibration plot: {plot}")
     example = RecordStore(c.records).load(lessons[0], names[0])
     if example is not None:
         console.print(f"\n  what {example.student} reads for {lessons[0]}:")

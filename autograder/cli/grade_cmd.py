@@ -13,7 +13,7 @@ from ..config import CourseSettings
 from ..course import Course
 from ..grading.batch import LocalRunner, Runner, grade_class
 from ..grading.records_store import RecordStore
-from ..grading.report import plot_calibration, summary_rows, write_csv
+from ..grading.report import plot_calibration, references_for, summary_rows, write_csv
 from ._common import CourseOpt, console, course_at, friendly_errors
 
 Executor = Literal["local", "slurm"]
@@ -129,7 +129,11 @@ def report(
     _print_summary(records)
     out = c.root / "reports" / assignment
     console.print(f"CSV: {write_csv(records, csv or out / 'grades.csv')}")
-    console.print(f"calibration plot: {plot_calibration(records, plot or out / 'calibration.png')}")
+    from ..bench.store import ReferenceStore
+
+    refs = references_for(records, ReferenceStore(c.references), assignment)
+    drawn = plot_calibration(records, plot or out / "calibration.png", c.spec(assignment), refs)
+    console.print(f"calibration plot: {drawn}")
 
 
 def _course_report(c: Course, csv: Path | None, canvas: Path | None) -> None:
