@@ -101,6 +101,7 @@ def test_the_plot_draws_the_scoring_band_of_each_quantity(repo, lesson):
         grades = [p for r in records for p in r.predictions if p.quantity == q.id]
         assert row.inside == sum(g.fraction == 1.0 for g in grades)
         for (x, frac), g in zip(row.points, grades, strict=True):
+            assert x == g.predicted / g.reference and frac == g.fraction
             assert (row.bands[0][0] <= x <= row.bands[0][1]) == (frac == 1.0), (q.id, x, frac)
     plt.close(fig)
 
