@@ -8,10 +8,12 @@ from typing import Annotated
 import typer
 
 from ..errors import NotebookReadError
-from ..grading.checklist import checklist, render_checklist, restart_notes
+from ..grading.checklist import checklist, restart_notes, summary_line
 from ..grading.reader import read_notebook_bytes
 from ..spec import load_spec
+from ..tables import print_table
 from ._common import console, friendly_errors
+from ._views import checklist_table, print_lines
 
 
 @friendly_errors
@@ -31,7 +33,9 @@ def check(
     unsaved = _unsaved(notebook.parent / f".{spec.id}.ledger.json", len(reading.entries))
     if unsaved:
         problems.insert(0, unsaved)
-    console.print(render_checklist(rows, problems, restart_notes(reading)), highlight=False)
+    print_table(console, checklist_table(rows))
+    notes = [f"! {p}" for p in problems] + [f"↺ {n}" for n in restart_notes(reading)]
+    print_lines(console, [*notes, summary_line(rows, problems)])
     if problems or not all(r.ok for r in rows):
         raise typer.Exit(1)
 

@@ -13,7 +13,7 @@ from ..spec import LessonSpec
 from .reader import SubmissionReading
 from .values import check_value
 
-__all__ = ["MARKS", "CheckRow", "checklist", "render_checklist", "restart_notes"]
+__all__ = ["MARKS", "CheckRow", "checklist", "render_checklist", "restart_notes", "summary_line"]
 
 MARKS = {"committed": "✔", "revised": "⚠", "restarted": "⚠", "invalid": "✘", "missing": "✘"}
 
@@ -99,6 +99,10 @@ def render_checklist(rows: list[CheckRow], problems: list[str], notes: list[str]
     lines = [f"{MARKS[r.state]} {r.quantity:<{width}}  {r.state:<9} {r.value:<8} {r.note}" for r in rows]
     lines += [f"! {p}" for p in problems]
     lines += [f"↺ {n}" for n in notes or []]
-    done = sum(r.ok for r in rows)
-    lines.append(f"{done}/{len(rows)} predictions committed and valid" + ("" if problems else "; notebook OK"))
+    lines.append(summary_line(rows, problems))
     return "\n".join(lines)
+
+
+def summary_line(rows: list[CheckRow], problems: list[str]) -> str:
+    done = sum(r.ok for r in rows)
+    return f"{done}/{len(rows)} predictions committed and valid" + ("" if problems else "; notebook OK")
