@@ -77,6 +77,13 @@ def test_report_and_every_student_reads_every_reason_in_full(graded):
             assert f"{p.points:.2f}/{p.max_points:g} {p.quantity}: {_flat(p.reason)}" in flat, p.reason
         for e in record.explanations:
             assert _flat(e.comment) in flat
+    import csv
+
+    rows = list(csv.DictReader((course / "reports/04_fusion/grades.csv").open(encoding="utf-8")))
+    assert len(rows) == 8
+    for row in rows:
+        scores = [v for k, v in row.items() if k in ("total", "explanation_suggested") or k.endswith(" points")]
+        assert scores and all(re.fullmatch(r"\d+\.\d\d", v) for v in scores), row
 
 
 def test_course_report(graded):

@@ -54,8 +54,14 @@ def summary_rows(records: list[SubmissionGrade]) -> list[tuple[str, str]]:
     return rows
 
 
+def _shown(score: float) -> str:
+    """A score as the gradebook shows it: two decimals."""
+    return f"{score:.2f}"
+
+
 def write_csv(records: list[SubmissionGrade], path: str | Path) -> Path:
-    """One row per student: totals, each prediction (value, reference, points), flags, errors."""
+    """One row per student: totals, each prediction (value, reference, points), flags, errors; scores
+    rounded to two decimals, as the gradebook shows them (and the course CSV holds them)."""
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
     qids = [p.quantity for p in records[0].predictions] if records else []
@@ -79,16 +85,16 @@ def write_csv(records: list[SubmissionGrade], path: str | Path) -> Path:
             cells = []
             for q in qids:
                 p = by.get(q)
-                cells += [p.predicted if p else "", p.reference if p else "", p.points if p else ""]
+                cells += [p.predicted if p else "", p.reference if p else "", _shown(p.points) if p else ""]
             w.writerow(
                 [
                     r.student,
-                    r.total,
-                    r.max_total,
+                    _shown(r.total),
+                    f"{r.max_total:g}",
                     r.chain.status,
                     r.device_of_record,
                     *cells,
-                    round(sum(e.suggested_fraction * e.max_points for e in r.explanations), 3),
+                    _shown(sum(e.suggested_fraction * e.max_points for e in r.explanations)),
                     ";".join(r.flags),
                     ";".join(r.errors),
                 ]
