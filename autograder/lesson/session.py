@@ -203,6 +203,8 @@ class Lesson:
         if self.validating:
             show_text("(validating) start_over: not recorded here; run it in your notebook to start over.")
             return
+        if not isinstance(because, str) or len(because) > 2000:
+            raise PredictionError("not started over: because= takes one sentence of text (under 2000 characters)")
         if len(self.chain) <= 1 or self.chain[-1].kind == "restart":
             show_ledger(self.spec.id, self.chain, "↺ nothing to start over: nothing was committed or measured since "
                         + ("the start." if len(self.chain) <= 1 else f"you started over at #{self.chain[-1].seq}."))

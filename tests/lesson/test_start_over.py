@@ -135,6 +135,7 @@ def test_graded_record_shows_each_verdict(started_over):
 
 
 def test_start_over_is_inert_when_graded_or_validated(tmp_path, repo, monkeypatch, capsys):
+    from autograder.errors import PredictionError
     from autograder.lesson import Lesson
 
     for name in ("lesson.toml", "workload.py"):
@@ -145,3 +146,9 @@ def test_start_over_is_inert_when_graded_or_validated(tmp_path, repo, monkeypatc
         before = list(L.chain)
         L.start_over()
         assert says in capsys.readouterr().out and L.chain == before
+    monkeypatch.delenv("NBGRADER_EXECUTION")
+    L = Lesson.load(tmp_path)
+    L.start_over()
+    assert "nothing to start over" in capsys.readouterr().out and len(L.chain) == 1
+    with pytest.raises(PredictionError, match="not started over"):
+        L.start_over(because=["a list"])  # type: ignore[arg-type]
