@@ -41,6 +41,10 @@ c.LessonGrading.device_of_record = "nvidia-h200"
 c.LessonGrading.use_student_gpu = True
 c.LessonGrading.revised_after_measurement = "penalty"
 c.LessonGrading.revised_penalty = 0.5
+# A prediction committed after L.start_over() for a quantity measured before the restart, with a value other
+# than the one committed before measuring it: its own verdict, costed like a revision by default.
+c.LessonGrading.started_over_after_measurement = "penalty"
+c.LessonGrading.started_over_penalty = 0.5
 c.LessonGrading.untrusted_chain = "zero"
 
 # Submitted notebooks are opened by the path-safe reader (no link followed, no FIFO opened, size checked

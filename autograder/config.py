@@ -45,6 +45,15 @@ class LessonGrading(Configurable):
         help="What a prediction changed after its measurement costs.",
     ).tag(config=True)
     revised_penalty = Float(0.5, help="Fraction of credit kept under the 'penalty' policy.").tag(config=True)
+    started_over_after_measurement = Enum(
+        ["flag", "penalty", "zero"],
+        default_value="penalty",
+        help="What a prediction committed after starting over costs when its quantity was measured before "
+        "the restart (and its value differs from the one committed before measuring).",
+    ).tag(config=True)
+    started_over_penalty = Float(
+        0.5, help="Fraction of credit kept under the 'penalty' policy for starting over."
+    ).tag(config=True)
     untrusted_chain = Enum(
         ["zero", "flag"], default_value="zero", help="What a broken/forged commitment chain costs its predictions."
     ).tag(config=True)
@@ -72,6 +81,8 @@ class LessonGrading(Configurable):
                 "use_student_gpu": self.use_student_gpu,
                 "revised_after_measurement": self.revised_after_measurement,
                 "revised_penalty": self.revised_penalty,
+                "started_over_after_measurement": self.started_over_after_measurement,
+                "started_over_penalty": self.started_over_penalty,
                 "untrusted_chain": self.untrusted_chain,
             }
         )

@@ -3,6 +3,11 @@
 Each ledger output in a notebook carries the *whole* chain so far, so re-running a cell (which replaces
 its old output) never loses history: the longest chain holds everything, and every other copy must be a
 prefix of it.  Hashes make edits evident, not impossible: the student owns the file (docs/reliability.md).
+
+Starting over is a link too (``restart``): it never removes anything. Predictions before the last restart
+no longer count, while every measurement stays visible, so a prediction committed after starting over for
+a quantity the student had already measured is marked ``started_over_after_measurement`` — unless it is
+the very value they had committed before first measuring it (re-running an unchanged cell costs nothing).
 """
 
 from __future__ import annotations
@@ -24,6 +29,9 @@ __all__ = [
     "entry_hash",
     "genesis",
     "measured_values",
+    "restart_entries",
+    "set_aside_predictions",
+    "start_over",
     "verify_chains",
 ]
 
@@ -54,8 +62,8 @@ def genesis(lesson_id: str, nonce: str, at: datetime) -> LedgerEntry:
 def append(
     chain: Sequence[LedgerEntry],
     kind: str,
-    quantity: str,
-    value: float | str,
+    quantity: str | None,
+    value: float | str | None,
     at: datetime,
     because: str | None = None,
     meta: dict[str, str] | None = None,
@@ -74,6 +82,22 @@ def append(
         meta=meta or {},
         prev=last.hash,
     )
+
+
+def start_over(chain: Sequence[LedgerEntry], at: datetime, because: str | None = None) -> LedgerEntry:
+    """The restart link after ``chain[-1]``: later predictions are committed afresh; nothing is removed."""
+    return append(chain, "restart", None, None, at, because or None)
+
+
+def restart_entries(chain: Sequence[LedgerEntry]) -> list[LedgerEntry]:
+    return [e for e in chain if e.kind == "restart"]
+
+
+def set_aside_predictions(chain: Sequence[LedgerEntry]) -> dict[str, Prediction]:
+    """The predictions that counted just before the last restart (empty when the student never started
+    over): what a student who did not commit a quantity again is told no longer counts."""
+    last = max((i for i, e in enumerate(chain) if e.kind == "restart"), default=None)
+    return {} if last is None else committed_predictions(chain[:last])
 
 
 def _parse(raw: Any) -> tuple[list[LedgerEntry] | None, str | None]:
@@ -119,14 +143,27 @@ def verify_chains(copies: Iterable[Any]) -> tuple[ChainVerdict, list[LedgerEntry
         if i and e.prev != longest[i - 1].hash:
             reasons.append(f"entry {i} does not link to entry {i - 1}: the chain was spliced")
             break
+        if i and e.kind == "genesis":
+            reasons.append(f"entry {i} is a second genesis entry: two chains were joined")
+            break
+        if e.kind == "restart" and (e.quantity is not None or e.value is not None):
+            reasons.append(f"entry {i} is a restart that carries a quantity or value: it was not made by start_over")
+            break
+        if e.kind in ("prediction", "measurement") and e.quantity is None:
+            reasons.append(f"entry {i} is a {e.kind} of no quantity: it was not made by the lesson")
+            break
+    restarts = sum(e.kind == "restart" for e in longest)
     if reasons:
-        return ChainVerdict(status="broken", entries=len(longest), genesis=longest[0].hash, reasons=reasons), longest
+        return ChainVerdict(
+            status="broken", entries=len(longest), genesis=longest[0].hash, restarts=restarts, reasons=reasons
+        ), longest
     forged = [e.seq for e in longest if entry_hash(e) != e.hash]
     if forged:
         return ChainVerdict(
             status="forged",
             entries=len(longest),
             genesis=longest[0].hash,
+            restarts=restarts,
             reasons=[f"entry {forged[0]} was edited after it was committed (its hash does not match)"],
         ), longest
     hashes = [e.hash for e in longest]
@@ -136,17 +173,24 @@ def verify_chains(copies: Iterable[Any]) -> tuple[ChainVerdict, list[LedgerEntry
                 status="inconsistent",
                 entries=len(longest),
                 genesis=longest[0].hash,
+                restarts=restarts,
                 reasons=["two ledger outputs disagree: outputs from different runs or notebooks were mixed"],
             ), longest
-    return ChainVerdict(status="ok", entries=len(longest), genesis=longest[0].hash), longest
+    return ChainVerdict(status="ok", entries=len(longest), genesis=longest[0].hash, restarts=restarts), longest
 
 
 def committed_predictions(chain: Sequence[LedgerEntry]) -> dict[str, Prediction]:
-    """The last prediction per quantity.
+    """The last prediction per quantity since the last restart (the student's latest start).
 
     It is marked ``revised_after_measurement`` when a prediction committed after the quantity's first
-    measurement changed the value (re-running an unchanged cell is not a revision).
+    measurement since that start changed the value (re-running an unchanged cell is not a revision), and
+    ``started_over_after_measurement`` when the quantity was measured before the restart and the value
+    is not the one committed before its very first measurement.
     """
+    missing = object()
+    sealed: dict[str, object] = {}  # quantity -> the value in force when it was first measured, ever
+    measured_ever: set[str] = set()
+    measured_before_start: set[str] = set()
     first_measured: dict[str, int] = {}
     counts: dict[str, int] = {}
     latest: dict[str, LedgerEntry] = {}
@@ -154,10 +198,18 @@ def committed_predictions(chain: Sequence[LedgerEntry]) -> dict[str, Prediction]
     revised: set[str] = set()
     late_first: set[str] = set()
     for e in chain:
+        if e.kind == "restart":
+            measured_before_start |= measured_ever
+            first_measured, counts, latest, before = {}, {}, {}, {}
+            revised, late_first = set(), set()
+            continue
         if e.quantity is None:
             continue
         q = e.quantity
         if e.kind == "measurement":
+            if q not in measured_ever:
+                sealed[q] = latest[q].value if q in latest else missing
+                measured_ever.add(q)
             first_measured.setdefault(q, e.seq)
         elif e.kind == "prediction":
             counts[q] = counts.get(q, 0) + 1
@@ -179,6 +231,7 @@ def committed_predictions(chain: Sequence[LedgerEntry]) -> dict[str, Prediction]
             revisions=counts[q] - 1,
             revised_after_measurement=q in revised,
             first_committed_after_measurement=q in late_first,
+            started_over_after_measurement=q in measured_before_start and sealed.get(q, missing) != e.value,
         )
     return out
 

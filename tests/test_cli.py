@@ -85,6 +85,9 @@ def test_bench_option_errors_are_one_line_and_store_nothing(args, says, repo, tm
         ("c.LessonGrading.revised_penalty = 1.5", "revised_penalty = 1.5: Input should be less than or equal to 1"),
         ('c.LessonGrading.revised_after_measurement = "harsh"', "expected any of ['flag', 'penalty', 'zero']"),
         ("c.LessonGrading.revised_penalti = 0.3", "revised_penalti is not a setting; did you mean revised_penalty?"),
+        ('c.LessonGrading.started_over_after_measurement = "never"', "expected any of ['flag', 'penalty', 'zero']"),
+        ("c.LessonGrading.started_over_penalty = -1", "started_over_penalty = -1.0: Input should be greater than or equal to 0"),
+        ("c.LessonGrading.started_over_penalti = 0.3", "did you mean started_over_penalty?"),
     ],
 )
 def test_config_mistakes_are_one_line_and_exit_2(tmp_path, line, needle):

@@ -112,3 +112,105 @@ def test_first_commitment_after_measuring_is_told_apart_from_a_change_of_mind():
     got = committed_predictions(chain)
     assert got["a"].revised_after_measurement and not got["a"].first_committed_after_measurement
     assert got["b"].revised_after_measurement and got["b"].first_committed_after_measurement
+
+
+def _restart_chain(*steps):
+    """Like _chain, with ("restart", None, None) steps made by start_over."""
+    from autograder.ledger import start_over
+
+    chain = [genesis("04_fusion", "n" * 32, T0)]
+    for i, (kind, q, v) in enumerate(steps, 1):
+        at = T0 + timedelta(minutes=i)
+        if kind == "restart":
+            chain.append(start_over(chain, at, "my first attempt was a mess"))
+        else:
+            chain.append(append(chain, kind, q, v, at, "because" if kind == "prediction" else None))
+    return chain
+
+
+def test_restart_entries_verify_and_are_counted():
+    chain = _restart_chain(("prediction", "q", 3.0), ("measurement", "q", 3.9), ("restart", None, None),
+                           ("prediction", "q", 3.0), ("restart", None, None))
+    verdict, got = verify_chains([_dump(chain[:3]), _dump(chain)])
+    assert verdict.status == "ok" and verdict.restarts == 2 and got == chain
+    assert chain[3].kind == "restart" and chain[3].quantity is None and chain[3].value is None
+
+
+def test_predictions_before_a_restart_no_longer_count():
+    from autograder.ledger import set_aside_predictions
+
+    chain = _restart_chain(("prediction", "q", 3.0), ("prediction", "r", 1.0), ("restart", None, None),
+                           ("prediction", "r", 2.0))
+    got = committed_predictions(chain)
+    assert set(got) == {"r"} and got["r"].value == 2.0 and got["r"].revisions == 0
+    assert not got["r"].started_over_after_measurement  # r was never measured: a plain change of mind
+    assert set_aside_predictions(chain)["q"].value == 3.0
+    assert set_aside_predictions(chain[:3]) == {}
+
+
+def test_starting_over_cannot_launder_a_peek():
+    """Measured before the restart, committed after it with another value: marked, on its own flag."""
+    chain = _restart_chain(("prediction", "q", 3.0), ("measurement", "q", 3.9), ("restart", None, None),
+                           ("prediction", "q", 3.9))
+    p = committed_predictions(chain)["q"]
+    assert p.started_over_after_measurement and not p.revised_after_measurement
+    # the value committed before the first measurement, committed again (an unchanged cell re-run): not marked
+    same = _restart_chain(("prediction", "q", 3.0), ("measurement", "q", 3.9), ("restart", None, None),
+                          ("prediction", "q", 3.0))
+    assert not committed_predictions(same)["q"].started_over_after_measurement
+    # a second restart does not wash it either; the value in force at the *first* measurement is the one
+    twice = _restart_chain(("prediction", "q", 3.0), ("measurement", "q", 3.9), ("restart", None, None),
+                           ("prediction", "q", 3.9), ("measurement", "q", 3.9), ("restart", None, None),
+                           ("prediction", "q", 3.9))
+    assert committed_predictions(twice)["q"].started_over_after_measurement
+    # revised again after measuring in the new start: both marks
+    both = _restart_chain(("prediction", "q", 3.0), ("measurement", "q", 3.9), ("restart", None, None),
+                          ("prediction", "q", 5.0), ("measurement", "q", 3.9), ("prediction", "q", 3.8))
+    p = committed_predictions(both)["q"]
+    assert p.started_over_after_measurement and p.revised_after_measurement
+
+
+def test_forged_or_removed_restart_entries_are_detected():
+    from autograder.ledger import GENESIS_PREV
+
+    raw = _dump(_restart_chain(("prediction", "q", 3.0), ("measurement", "q", 3.9), ("restart", None, None),
+                               ("prediction", "q", 3.9)))
+    edited = [dict(e) for e in raw]
+    edited[3]["because"] = "never mind"
+    assert verify_chains([edited])[0].status == "forged"
+    removed = [e for i, e in enumerate(raw) if i != 3]
+    verdict, _ = verify_chains([removed])
+    assert verdict.status == "broken" and "removed or reordered" in verdict.reasons[0]
+    # removed from the last copy while an earlier output still holds it
+    assert verify_chains([raw, removed])[0].status != "ok"
+    # a restart turned into something else, or one that names a quantity, even when resealed
+    for change in ({"kind": "measurement"}, {"quantity": "q"}, {"value": 1.0}):
+        resealed = [dict(e) for e in raw]
+        resealed[3].update(change)
+        prev = GENESIS_PREV
+        for e in resealed:
+            e["prev"], e["hash"] = prev, entry_hash({**e, "prev": prev})
+            prev = e["hash"]
+        verdict, _ = verify_chains([resealed])
+        assert verdict.status == "broken", change
+        assert verify_chains([raw, resealed])[0].status != "ok"
+    # an added genesis mid-chain is two chains joined
+    joined = [dict(e) for e in raw]
+    joined[3].update(kind="genesis")
+    assert verify_chains([joined])[0].status in ("broken", "forged")
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.integers(min_value=0, max_value=4),
+    st.sampled_from(["seq", "prev", "value", "kind", "at", "quantity", "because"]),
+    json_values,
+)
+def test_any_single_field_edit_of_a_chain_with_a_restart_is_detected(idx, field, new):
+    raw = _dump(_restart_chain(("prediction", "q", 3.0), ("measurement", "q", 3.9), ("restart", None, None),
+                               ("prediction", "q", 3.0)))
+    if raw[idx].get(field) == new:
+        return
+    raw[idx][field] = new
+    verdict, _ = verify_chains([raw])
+    assert verdict.status != "ok"

@@ -104,7 +104,9 @@ def _notebook(name: str) -> str:
     cells = [
         nbformat.v4.new_markdown_cell(
             f"# {name}\n\nTODO: the question this lesson asks, in the seed's style: predict first, then measure, "
-            "then explain in bytes, FLOPs and launches."
+            "then explain in bytes, FLOPs and launches.\n\n**Starting over.** Before you submit you may start again: "
+            "run `L.start_over()` in a new cell, delete that cell, and run the notebook from the top; a prediction "
+            "for a quantity you had already measured is then graded as *committed after starting over*."
         ),
         nbformat.v4.new_code_cell("from autograder.lesson import Lesson\n\nL = Lesson.load()", metadata=meta("setup")),
         nbformat.v4.new_markdown_cell(

@@ -1,33 +1,56 @@
-"""Readable views of a ReferenceRun: a rich table for the terminal and a PNG of the size sweep."""
+"""Readable views of a ReferenceRun: tables for the terminal (autograder.tables) and a PNG of the size sweep."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from rich.table import Table
-
 from ..records import Measurement, ReferenceRun, render_params
+from ..tables import Column, TextTable
 
 __all__ = ["plot_sweep", "quantity_table", "reference_table"]
 
 
-def reference_table(run: ReferenceRun) -> Table:
+def reference_table(run: ReferenceRun) -> TextTable:
+    """One row per case: both timing methods side by side (median, IQR as % of it), the work model's
+    kernels and bytes, and what the kernels achieved in GPU time against the copy roofline."""
     fp = run.device
-    t = Table(title=f"{run.assignment} reference on {fp.name} (copy roofline {fp.copy_gbps:,.0f} GB/s)")
-    flops = any(m.flops for m in run.measurements)
-    cols = ["case", "method", "median ms", "IQR %", "n", "launches", "bytes/call", "GB/s", "% roof"]
-    cols += ["TFLOP/s"] if flops else []
-    for col in cols:
-        t.add_column(col, justify="right" if col not in ("case", "method") else "left")
+    # FLOP/s only where some case does more than a few FLOPs per byte (a multiply), as the lesson shows it
+    flops = any(m.flops and m.flops > 2 * m.bytes_moved for m in run.measurements)
+    cases: dict[str, dict[str, Measurement]] = {}
     for m in run.measurements:
+        cases.setdefault(m.case.key, {})[m.method] = m
+    sources = sorted({m.launches_source for m in run.measurements})
+    samples = sorted({m.stats.n for m in run.measurements})
+    cols = [
+        Column("case"),
+        Column("kernels", "right"),
+        Column("MB per call", "right"),
+        Column("wall_per_call ms (IQR)", "right"),
+        Column("gpu_time ms (IQR)", "right"),
+        Column("GB/s", "right"),
+        Column("% roof", "right"),
+    ]
+    cols += [Column("TFLOP/s", "right")] if flops else []
+    t = TextTable(
+        cols,
+        title=f"{run.assignment} reference on {fp.name} (copy roofline {fp.copy_gbps:,.0f} GB/s)",
+        caption=f"kernels counted by the {' / '.join(sources)}; GB/s, % of the roofline"
+        + (" and TFLOP/s" if flops else "")
+        + f" in gpu_time; {samples[0]:,}–{samples[-1]:,} samples per median" * bool(samples),
+        style="plain",
+    )
+    for by in cases.values():
+        m = by.get("gpu_time") or next(iter(by.values()))
+        times = [
+            f"{by[k].stats.median:.4f} ({100 * by[k].stats.iqr_rel:.0f}%)" if k in by else "—"
+            for k in ("wall_per_call", "gpu_time")
+        ]
+        kernels = f"{m.launches}" + (f" {m.launches_source}" if len(sources) > 1 else "")
         row = [
-            m.case.key,
-            m.method,
-            f"{m.stats.median:.4f}",
-            f"{100 * m.stats.iqr_rel:.1f}",
-            str(m.stats.n),
-            f"{m.launches} ({m.launches_source})",
-            f"{m.bytes_moved / 1e6:,.1f} MB",
+            f"{m.case.variant} {render_params(m.case.params, sep=' ')}",
+            kernels,
+            f"{m.bytes_moved / 1e6:,.1f}",
+            *times,
             f"{m.achieved_gbps:,.0f}",
             f"{100 * m.achieved_gbps / fp.copy_gbps:.0f}",
         ]
@@ -35,10 +58,12 @@ def reference_table(run: ReferenceRun) -> Table:
     return t
 
 
-def quantity_table(run: ReferenceRun) -> Table:
-    t = Table(title="quantities students predict")
-    for col in ("quantity", "value", "ratio", "noise (±log)", "method"):
-        t.add_column(col)
+def quantity_table(run: ReferenceRun) -> TextTable:
+    t = TextTable(
+        [Column("quantity"), Column("value", "right"), Column("ratio", "right"), Column("noise (±log)", "right"),
+         Column("method")],
+        title="quantities students predict",
+    )
     for q in run.quantities.values():
         shown = f"{q.value:.4g}" if isinstance(q.value, float) else str(q.value)
         t.add_row(q.quantity, shown, f"{q.ratio:.4g}", f"{q.log_spread:.3f}", q.method)

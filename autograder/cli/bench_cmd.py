@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from ..bench.options import BenchUsageError
 from ..bench.report import plot_sweep, quantity_table, reference_table
 from ..bench.store import ReferenceStore, atomic_write_text, load_run
 from ..errors import BenchmarkError
+from ..tables import Column, TextTable, print_table
 from ._common import CourseOpt, console, course_at, err_console, friendly_errors
 
 if TYPE_CHECKING:
@@ -72,10 +72,12 @@ def _measure_processes(
     return runs
 
 
-def _spread_table(run: ReferenceRun) -> Table:
-    t = Table(title="spread per quantity (±log): within one process vs between processes")
-    for col in ("quantity", "value", "within", "between", "band used", "each process"):
-        t.add_column(col)
+def _spread_table(run: ReferenceRun) -> TextTable:
+    t = TextTable(
+        [Column("quantity"), Column("value", "right"), Column("within", "right"), Column("between", "right"),
+         Column("band used", "right"), Column("each process")],
+        title="spread per quantity (±log): within one process vs between processes",
+    )
     for q in run.quantities.values():
         shown = f"{q.value:.3f}x" if isinstance(q.value, float) else str(q.value)
         each = " ".join(f"{r:.3f}" for r in q.process_ratios)
@@ -169,9 +171,9 @@ def bench(
     candidate = graded_on and not check.passed and not accept_unfair
     store = ReferenceStore(out or c.references)
     path = store.save(merged, candidate=candidate)
-    console.print(reference_table(merged))
-    console.print(quantity_table(merged))
-    console.print(_spread_table(merged))
+    print_table(console, reference_table(merged))
+    print_table(console, quantity_table(merged))
+    print_table(console, _spread_table(merged))
     for line in fairness_lines(check):
         console.print(line, highlight=False, soft_wrap=True)
     for f in check.failures:

@@ -8,10 +8,12 @@ from typing import Annotated
 import typer
 
 from ..errors import NotebookReadError
-from ..grading.checklist import checklist, render_checklist
+from ..grading.checklist import checklist, restart_notes, summary_line
 from ..grading.reader import read_notebook_bytes
 from ..spec import load_spec
+from ..tables import print_table
 from ._common import console, friendly_errors
+from ._views import checklist_table, print_lines
 
 
 @friendly_errors
@@ -19,7 +21,7 @@ def check(
     notebook: Annotated[Path, typer.Argument(help="The lesson notebook you are about to submit.")],
     lesson: Annotated[Path | None, typer.Option(help="lesson.toml (default: beside the notebook).")] = None,
 ) -> None:
-    """List every prediction as committed, revised, invalid or missing, and any notebook problem.
+    """List every prediction as committed, revised, restarted, invalid or missing, and any notebook problem.
 
     Exit code 0 when every prediction is committed and valid, 1 otherwise.
     """
@@ -31,7 +33,9 @@ def check(
     unsaved = _unsaved(notebook.parent / f".{spec.id}.ledger.json", len(reading.entries))
     if unsaved:
         problems.insert(0, unsaved)
-    console.print(render_checklist(rows, problems), highlight=False)
+    print_table(console, checklist_table(rows))
+    notes = [f"! {p}" for p in problems] + [f"↺ {n}" for n in restart_notes(reading)]
+    print_lines(console, [*notes, summary_line(rows, problems)])
     if problems or not all(r.ok for r in rows):
         raise typer.Exit(1)
 

@@ -41,8 +41,10 @@ def demo(
     from ..grading.batch import grade_class
     from ..grading.course_report import read_course_scores, write_course_csv
     from ..grading.records_store import RecordStore
-    from ..grading.report import plot_calibration, summary_rows
+    from ..grading.report import plot_calibration, references_for
     from ..sample.generate import generate_class
+    from ..tables import print_table
+    from ._views import course_table, print_student, summary_table
 
     src = course_at(course)
     if not (src.root / "nbgrader_config.py").exists():
@@ -64,7 +66,7 @@ def demo(
         run = run_reference(c.spec(name), device)
         ReferenceStore(c.references).save(run)
         console.print(f"  {name}: {run.device.name}, {len(run.measurements)} measurements in {run.duration_s:.0f} s")
-        console.print(quantity_table(run))
+        print_table(console, quantity_table(run))
         plot_sweep(run, dst / "reports" / name / f"sweep-{run.device.key}.png", c.spec(name).workload.size_param)
 
     _step(2, "release the lessons (nbgrader generate_assignment)")
@@ -94,25 +96,22 @@ def demo(
     for name in lessons:
         records = RecordStore(c.records).all(name)
         console.print(f"  [bold]{name}[/]")
-        for k, v in summary_rows(records)[:6]:
-            console.print(f"    {k:<38} {v}", highlight=False)
-        console.print(f"    calibration plot: {plot_calibration(records, dst / 'reports' / name / 'calibration.png')}")
+        summary = summary_table(records)
+        summary.rows = summary.rows[:6]
+        summary.title = None
+        print_table(console, summary)
+        refs = references_for(records, ReferenceStore(c.references), name)
+        plot = plot_calibration(records, dst / "reports" / name / "calibration.png", c.spec(name), refs)
+        console.print(f"    calibration plot: {plot}")
     example = RecordStore(c.records).load(lessons[0], names[0])
     if example is not None:
         console.print(f"\n  what {example.student} reads for {lessons[0]}:")
-        for g in example.predictions:
-            console.print(f"    {g.points:.2f}/{g.max_points:g}  {g.reason}", highlight=False)
+        print_student(console, example)
     scores = read_course_scores(settings.db_url, lessons)
     top = sorted(scores.students, key=scores.course_total, reverse=True)
-    console.print(
-        f"\n  course totals (auto + manual from the gradebook; explanations await manual grading), of "
-        f"{scores.course_max:g}:"
-    )
-    for s in [*top[:3], "…", *top[-2:]] if len(top) > 5 else top:
-        if s == "…":
-            console.print("    …")
-            continue
-        per = "  ".join(f"{a} {scores.total.get((s, a), 0):.2f}" for a in lessons)
-        console.print(f"    {s}  {per}  = {scores.course_total(s):.2f}", highlight=False)
+    shown = [*top[:3], *top[-2:]] if len(top) > 5 else top
+    more = f": the top 3 and the last 2 of {len(top)}, all in course.csv" if len(top) > 5 else ""
+    title = f"course totals from the gradebook (explanations await manual grading){more}"
+    print_table(console, course_table(scores, shown, title))
     console.print(f"  course CSV: {write_course_csv(scores, dst / 'reports' / 'course.csv')}")
     console.print(f"\ndemo finished in {time.perf_counter() - t0:.0f} s; everything is under {dst}")

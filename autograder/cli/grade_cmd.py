@@ -7,14 +7,15 @@ from typing import Annotated, Literal
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from ..config import CourseSettings
 from ..course import Course
 from ..grading.batch import LocalRunner, Runner, grade_class
 from ..grading.records_store import RecordStore
-from ..grading.report import plot_calibration, summary_rows, write_csv
+from ..grading.report import plot_calibration, references_for, write_csv
+from ..tables import print_table
 from ._common import CourseOpt, console, course_at, friendly_errors
+from ._views import course_table, print_student, summary_table
 
 Executor = Literal["local", "slurm"]
 
@@ -80,12 +81,7 @@ def grade(
 
 
 def _print_summary(records: list) -> None:  # type: ignore[type-arg]
-    t = Table(title="class summary")
-    t.add_column("")
-    t.add_column("")
-    for k, v in summary_rows(records):
-        t.add_row(k, v)
-    console.print(t)
+    print_table(console, summary_table(records))
 
 
 @friendly_errors
@@ -118,18 +114,16 @@ def report(
         if r is None:
             console.print(f"no record for {student}")
             raise typer.Exit(1)
-        console.print(f"[bold]{r.student}[/]: {r.total:.2f}/{r.max_total:g} (auto {r.total:.2f}; explanations manual)")
-        for err in r.errors:
-            console.print(f"  [red]not graded:[/] {err}", highlight=False)
-        for p in r.predictions:
-            console.print(f"  {p.points:.2f}/{p.max_points:g}  {p.quantity}: {p.reason}", highlight=False)
-        for e in r.explanations:
-            console.print(f"  {e.grade_id}: {e.comment}")
+        print_student(console, r)
         return
     _print_summary(records)
     out = c.root / "reports" / assignment
     console.print(f"CSV: {write_csv(records, csv or out / 'grades.csv')}")
-    console.print(f"calibration plot: {plot_calibration(records, plot or out / 'calibration.png')}")
+    from ..bench.store import ReferenceStore
+
+    refs = references_for(records, ReferenceStore(c.references), assignment)
+    drawn = plot_calibration(records, plot or out / "calibration.png", c.spec(assignment), refs)
+    console.print(f"calibration plot: {drawn}")
 
 
 def _course_report(c: Course, csv: Path | None, canvas: Path | None) -> None:
@@ -141,14 +135,8 @@ def _course_report(c: Course, csv: Path | None, canvas: Path | None) -> None:
         console.print(f"no records under {c.records}; run `autograder grade ASSIGNMENT` first")
         raise typer.Exit(1)
     scores = read_course_scores(CourseSettings.load(c.root).db_url, lessons)
-    t = Table(title=f"course: {len(scores.students)} students, {len(lessons)} lessons (gradebook scores)")
-    t.add_column("student")
-    for a in lessons:
-        t.add_column(f"{a}\n(of {scores.max_score.get(a, 0):g})", justify="right")
-    t.add_column(f"total\n(of {scores.course_max:g})", justify="right")
-    for s in scores.students:
-        t.add_row(s, *(f"{scores.total.get((s, a), 0):.2f}" for a in lessons), f"{scores.course_total(s):.2f}")
-    console.print(t)
+    title = f"course: {len(scores.students)} students, {len(lessons)} lessons (gradebook scores)"
+    print_table(console, course_table(scores, scores.students, title))
     console.print(f"course CSV: {write_course_csv(scores, csv or c.root / 'reports' / 'course.csv')}")
     if canvas is not None:
         console.print(f"Canvas gradebook import: {write_canvas_csv(scores, canvas)}")

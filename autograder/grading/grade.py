@@ -5,7 +5,8 @@ from __future__ import annotations
 import ast
 from datetime import datetime, timezone
 
-from ..ledger import committed_predictions
+from ..kinds import kind_of
+from ..ledger import committed_predictions, set_aside_predictions
 from ..records import PredictionGrade, ReferenceRun, SubmissionGrade
 from ..spec import LessonSpec
 from .explanations import grade_explanation
@@ -35,6 +36,17 @@ def grade_quantity(
         chain_reason="; ".join(reading.verdict.reasons),
         device_note=note,
     )
+    if p is None and reading.verdict.restarts:
+        earlier = set_aside_predictions(reading.entries).get(qid)
+        if earlier is not None:
+            value = earlier.value
+            shown = kind_of(q).show_committed(value) if isinstance(value, float) else repr(value)
+            g = g.model_copy(
+                update={
+                    "reason": g.reason.rstrip(".") + f" since you started over (the {shown} you had committed "
+                    "before starting over no longer counts: run its prediction cell again to commit it)."
+                }
+            )
     if spec.grade_ids[qid] in reading.missing_cells:
         return g.model_copy(
             update={
@@ -87,6 +99,8 @@ def grade_submission(
     flags: list[str] = []
     if reading.verdict.status not in ("ok", "missing"):
         flags.append(f"chain_{reading.verdict.status}")
+    if reading.verdict.restarts:
+        flags.append(f"started_over:{reading.verdict.restarts}")
     flags += [f"{f}:{p.quantity}" for p in predictions for f in p.flags if f not in ("missing",)]
     flags += [f"tampered:{c}" for c in reading.tampered_cells]
     flags += [f"cell_deleted:{c}" for c in reading.missing_cells]

@@ -18,6 +18,14 @@ class GradingPolicy(Record):
     )
     revised_after_measurement: Literal["flag", "penalty", "zero"] = "penalty"
     revised_penalty: float = Field(default=0.5, ge=0.0, le=1.0, description="fraction of credit kept")
+    started_over_after_measurement: Literal["flag", "penalty", "zero"] = Field(
+        default="penalty",
+        description="what a prediction committed after starting over costs when its quantity had been measured "
+        "before the restart (and the value differs from the one committed before measuring)",
+    )
+    started_over_penalty: float = Field(
+        default=0.5, ge=0.0, le=1.0, description="fraction of credit kept under the 'penalty' policy"
+    )
     untrusted_chain: Literal["zero", "flag"] = Field(
         default="zero", description="what a broken/forged/inconsistent chain costs its predictions"
     )

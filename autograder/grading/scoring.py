@@ -96,19 +96,35 @@ def grade_prediction(
     score = kind.score(q, value, ref)
     frac, ratio = score.fraction, score.ratio
     reason = f"you predicted {kind.show(value)}; {where}; {score.verdict}"
+    # (flag, what the student reads, policy, fraction kept under "penalty"); when both apply, the harsher counts
+    costs: list[tuple[str, str, str, float]] = []
+    if prediction.started_over_after_measurement:
+        costs.append(
+            (
+                "started_over_after_measurement",
+                "committed after starting over; you had measured this before",
+                policy.started_over_after_measurement,
+                policy.started_over_penalty,
+            )
+        )
     if prediction.revised_after_measurement:
-        flags.append("revised_after_measurement")
         when = (
             "first committed after you had measured it"
             if prediction.first_committed_after_measurement
             else "revised after you measured it"
         )
-        if policy.revised_after_measurement == "zero":
+        costs.append(("revised_after_measurement", when, policy.revised_after_measurement, policy.revised_penalty))
+    if costs:
+        flags += [flag for flag, _, _, _ in costs]
+        when = " and ".join(w for _, w, _, _ in costs)
+        modes = {mode for _, _, mode, _ in costs}
+        if "zero" in modes:
             frac = 0.0
             reason += f"; {when} → no credit"
-        elif policy.revised_after_measurement == "penalty":
-            frac *= policy.revised_penalty
-            reason += f"; {when} → {100 * policy.revised_penalty:.0f}% of that kept"
+        elif "penalty" in modes:
+            kept = min(pen for _, _, mode, pen in costs if mode == "penalty")
+            frac *= kept
+            reason += f"; {when} → {100 * kept:.0f}% of that kept"
         else:
             reason += f"; {when} (flagged for your instructor)"
     if device_note:

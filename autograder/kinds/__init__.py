@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from ..errors import LessonSpecError
 from ..records import Quantity
-from ._base import Kind, Measurements, Score
+from ._base import Band, Kind, Measurements, Score
 from .count import CountKind
 from .crossover import CrossoverKind
 from .direction import DirectionKind
 from .peak_fraction import PeakFractionKind
 from .ratio import RatioKind
 
-__all__ = ["KINDS", "Kind", "Measurements", "Score", "kind_of", "register_kind"]
+__all__ = ["KINDS", "Band", "Kind", "Measurements", "Score", "kind_of", "register_kind"]
 
 KINDS: dict[str, Kind] = {}
 

@@ -15,7 +15,18 @@ from ..records import Case, DeviceFingerprint, Measurement, ParamValue, Quantity
 if TYPE_CHECKING:
     from ..workload import Workload
 
-__all__ = ["Args", "Kind", "Measurements", "OneCaseArgs", "OneCaseKind", "Score", "log_ratio_score", "positive_number"]
+__all__ = [
+    "Args",
+    "Band",
+    "Kind",
+    "Measurements",
+    "OneCaseArgs",
+    "OneCaseKind",
+    "Score",
+    "log_ratio_band",
+    "log_ratio_score",
+    "positive_number",
+]
 
 
 class Args(BaseModel):
@@ -29,6 +40,20 @@ class Score:
     fraction: float
     verdict: str
     ratio: float | None = None
+
+
+@dataclass(frozen=True)
+class Band:
+    """The predicted values a quantity's score gives full credit (``low``..``high``, inclusive) and, beyond
+    ``zero_low``..``zero_high``, none: in the quantity's own units, for one reference value."""
+
+    low: float
+    high: float
+    zero_low: float
+    zero_high: float
+
+    def full(self, value: float) -> bool:
+        return self.low <= value <= self.high
 
 
 class Measurements:
@@ -96,6 +121,11 @@ class Kind:
 
     def score(self, q: Quantity, value: float | str, ref: QuantityValue) -> Score:
         raise NotImplementedError
+
+    def band(self, q: Quantity, ref: QuantityValue) -> Band | None:
+        """The numbers :meth:`score` gives full credit against ``ref`` (what a calibration plot shades);
+        None for a kind whose values are not numbers on a line (a direction)."""
+        return None
 
     # -- words
     def show(self, value: float | str) -> str:
@@ -183,18 +213,28 @@ def positive_number(
     return v, None
 
 
-def log_ratio_score(q: Quantity, value: float, measured: float, spread: float) -> Score:
-    """Full credit within ``full_factor``, none beyond ``zero_factor``, linear in log space between;
-    both bands widened by the reference's spread so that noise never costs a point."""
-    err = abs(math.log(value / measured))
+def log_ratio_band(q: Quantity, measured: float, spread: float) -> Band:
+    """Full credit within ``full_factor`` of ``measured``, none beyond ``zero_factor``: both widened by the
+    reference's spread (in log space) so that noise never costs a point. :func:`log_ratio_score` scores
+    with exactly this band."""
     full, zero = q.tolerance.full_log + spread, q.tolerance.zero_log + spread
-    if err <= full:
+    return Band(
+        measured / math.exp(full), measured * math.exp(full), measured / math.exp(zero), measured * math.exp(zero)
+    )
+
+
+def log_ratio_score(q: Quantity, value: float, measured: float, spread: float) -> Score:
+    """Full credit inside :func:`log_ratio_band`, none outside its zero edges, linear in log space between."""
+    band = log_ratio_band(q, measured, spread)
+    err = abs(math.log(value / measured))
+    full, zero = math.log(band.high / measured), math.log(band.zero_high / measured)
+    if band.full(value):
         frac = 1.0
-    elif err >= zero:
+    elif value <= band.zero_low or value >= band.zero_high:
         frac = 0.0
     else:
-        frac = (zero - err) / (zero - full)
-    e_err, e_full, e_zero = math.exp(err), math.exp(full), math.exp(zero)
+        frac = min(1.0, max(0.0, (zero - err) / (zero - full)))
+    e_err, e_full, e_zero = math.exp(err), band.high / measured, band.zero_high / measured
     if frac == 1.0:
         verdict = f"within {e_full:.2f}× → full credit"
     elif frac == 0.0:

@@ -6,7 +6,7 @@ import math
 from typing import TYPE_CHECKING
 
 from ..records import DeviceFingerprint, Quantity, QuantityValue
-from ._base import Measurements, OneCaseArgs, OneCaseKind, Score, _show
+from ._base import Band, Measurements, OneCaseArgs, OneCaseKind, Score, _show
 
 if TYPE_CHECKING:
     from ..workload import Workload
@@ -47,11 +47,15 @@ class CountKind(OneCaseKind):
             return None, f"{q.id} = {v:g} is not a plausible count"
         return v, None
 
+    def band(self, q: Quantity, ref: QuantityValue) -> Band:
+        t, n = q.tolerance, float(round(ref.ratio))  # a count merged over processes is still a whole number
+        return Band(n - t.abs_full, n + t.abs_full, n - t.abs_zero, n + t.abs_zero)
+
     def score(self, q: Quantity, value: float | str, ref: QuantityValue) -> Score:
         assert isinstance(value, float)
-        diff = abs(value - ref.ratio)
+        diff = abs(value - round(ref.ratio))
         t = q.tolerance
-        if diff <= t.abs_full:
+        if self.band(q, ref).full(value):
             return Score(1.0, "exact → full credit" if diff == 0 else f"within {t.abs_full:g} → full credit")
         if diff >= t.abs_zero:
             return Score(0.0, f"off by {diff:g}, {t.abs_zero:g} or more → no credit")

@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import Field
 
 from ..records import Case, DeviceFingerprint, ParamValue, Quantity, QuantityValue
-from ._base import Args, Kind, Measurements, Score, log_ratio_score, positive_number
+from ._base import Args, Band, Kind, Measurements, Score, log_ratio_band, log_ratio_score, positive_number
 
 
 class CrossoverArgs(Args):
@@ -129,6 +129,9 @@ class CrossoverKind(Kind):
     def score(self, q: Quantity, value: float | str, ref: QuantityValue) -> Score:
         assert isinstance(value, float)
         return log_ratio_score(q, value, ref.ratio, ref.log_spread)
+
+    def band(self, q: Quantity, ref: QuantityValue) -> Band:
+        return log_ratio_band(q, ref.ratio, ref.log_spread)
 
     def show(self, value: float | str) -> str:
         return f"{value:,.0f}" if isinstance(value, float) else str(value)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Literal
 
 from ..records import DeviceFingerprint, Measurement, ParamValue, Quantity, QuantityValue
-from ._base import Measurements, OneCaseArgs, OneCaseKind, Score, log_ratio_score, positive_number
+from ._base import Band, Measurements, OneCaseArgs, OneCaseKind, Score, log_ratio_band, log_ratio_score, positive_number
 
 
 class PeakFractionArgs(OneCaseArgs):
@@ -77,6 +77,9 @@ class PeakFractionKind(OneCaseKind):
     def score(self, q: Quantity, value: float | str, ref: QuantityValue) -> Score:
         assert isinstance(value, float)
         return log_ratio_score(q, value, ref.ratio, ref.log_spread)
+
+    def band(self, q: Quantity, ref: QuantityValue) -> Band:
+        return log_ratio_band(q, ref.ratio, ref.log_spread)
 
     def show(self, value: float | str) -> str:
         return f"{100 * value:.0f}% of peak" if isinstance(value, float) else str(value)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from pydantic import Field
 
 from ..records import Case, DeviceFingerprint, ParamValue, Quantity, QuantityValue
-from ._base import Args, Kind, Measurements, Score, log_ratio_score, positive_number
+from ._base import Args, Band, Kind, Measurements, Score, log_ratio_band, log_ratio_score, positive_number
 
 if TYPE_CHECKING:
     from ..workload import Workload
@@ -85,3 +85,6 @@ class RatioKind(Kind):
     def score(self, q: Quantity, value: float | str, ref: QuantityValue) -> Score:
         assert isinstance(value, float)
         return log_ratio_score(q, value, ref.ratio, ref.log_spread)
+
+    def band(self, q: Quantity, ref: QuantityValue) -> Band:
+        return log_ratio_band(q, ref.ratio, ref.log_spread)

@@ -6,6 +6,7 @@
     L.measure("float32", 20)                # every variant at one point of the workload, both timing methods
     L.grade("speedup@fp32,2^20")            # test cell: a preview now, the real grade under nbgrader
     L.status()                              # committed / valid / missing, before submitting
+    L.start_over()                          # a fresh start, recorded in the chain (docs/reliability.md)
 
 Under ``nbgrader autograde`` (NBGRADER_EXECUTION=autograde) nothing is measured or re-committed: the
 ledger read from the *submitted* outputs is graded against the stored reference.
@@ -22,13 +23,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import PredictionError
-from ..grading.checklist import checklist, render_checklist
+from ..grading.checklist import checklist, render_checklist, restart_notes
 from ..grading.context import GradingContext
 from ..grading.grade import grade_quantity
 from ..grading.reader import SubmissionReading
 from ..grading.values import check_value
 from ..kinds import kind_of
-from ..ledger import append, committed_predictions, genesis, verify_chains
+from ..ledger import append, committed_predictions, genesis, measured_values, start_over, verify_chains
 from ..records import Case, LedgerEntry, Measurement, ParamValue, render_params
 from ..spec import LessonSpec, load_spec
 from ._output import show_ledger, show_text
@@ -183,7 +184,47 @@ class Lesson:
             msg += "\n⚠ this quantity was measured before you committed it: it is marked revised_after_measurement."
         elif now.revised_after_measurement:
             msg += "\n⚠ you changed it after measuring this quantity: it is marked revised_after_measurement."
+        if now.started_over_after_measurement:
+            msg += (
+                "\n⚠ you had measured this quantity before starting over, and this is not the value you committed "
+                "before measuring it: it is marked started_over_after_measurement (the course policy applies)."
+            )
         show_ledger(self.spec.id, self.chain, msg)
+
+    def start_over(self, because: str = "") -> None:
+        """Start over before submitting: predictions committed so far no longer count; commit each again.
+
+        Nothing is deleted: a restart entry joins the chain, so grading sees it. A quantity measured before
+        the restart is graded as *committed after starting over* (its own policy, costed like a revision by
+        default) unless the value committed again is the one committed before it was first measured."""
+        if self.grading_mode:
+            show_text("(grading) start_over: nothing restarts here; the restarts in your submitted ledger are graded.")
+            return
+        if self.validating:
+            show_text("(validating) start_over: not recorded here; run it in your notebook to start over.")
+            return
+        if not isinstance(because, str) or len(because) > 2000:
+            raise PredictionError("not started over: because= takes one sentence of text (under 2000 characters)")
+        if len(self.chain) <= 1 or self.chain[-1].kind == "restart":
+            show_ledger(self.spec.id, self.chain, "↺ nothing to start over: nothing was committed or measured since "
+                        + ("the start." if len(self.chain) <= 1 else f"you started over at #{self.chain[-1].seq}."))
+            return
+        aside = committed_predictions(self.chain)
+        seen = sorted(measured_values(self.chain))
+        entry = start_over(self.chain, _now(), because.strip() or None)
+        self.chain.append(entry)
+        self._save()
+        lines = [
+            f"↺ started over at #{entry.seq}: the {len(aside)} prediction(s) committed before no longer count "
+            "(they stay in the ledger); commit each prediction again, then measure."
+        ]
+        if seen:
+            lines.append(
+                "  measured before starting over: " + ", ".join(seen) + ". A prediction for one of these is graded "
+                "as committed after starting over (the course policy applies) unless it is the value you had "
+                "committed before measuring it."
+            )
+        show_ledger(self.spec.id, self.chain, "\n".join(lines))
 
     # ------------------------------------------------------------------ measuring
     def _harness_for_device(self) -> Any:
@@ -223,7 +264,6 @@ class Lesson:
         """Under grading, in place of measuring: what the student measured on their own device next to the
         device of record's value, for every quantity this cell measures (the feedback shows it)."""
         from ..kinds import kind_of
-        from ..ledger import measured_values
 
         ctx = self._context
         if ctx is None:
@@ -497,7 +537,8 @@ class Lesson:
         if self.grading_mode:
             if self._context is not None:
                 rows, problems = checklist(self._context.reading, self.spec)
-                show_text(render_checklist(rows, problems))
+                show_text(render_checklist(rows, problems, restart_notes(self._context.reading)))
             return
-        rows, problems = checklist(self._reading(), self.spec)
-        show_text(render_checklist(rows, problems))
+        reading = self._reading()
+        rows, problems = checklist(reading, self.spec)
+        show_text(render_checklist(rows, problems, restart_notes(reading)))

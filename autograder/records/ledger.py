@@ -16,10 +16,13 @@ LEDGER_MIME = "application/vnd.gpu-lessons.ledger+json"
 
 
 class LedgerEntry(Record):
-    """One link of the chain. ``hash`` = sha256 over the canonical JSON of every other field."""
+    """One link of the chain. ``hash`` = sha256 over the canonical JSON of every other field.
+
+    ``restart``: the student started over (``Lesson.start_over``). Predictions before it no longer count;
+    nothing is removed, so what was measured before it stays in the chain for grading to see."""
 
     seq: int = Field(ge=0)
-    kind: Literal["genesis", "prediction", "measurement"]
+    kind: Literal["genesis", "prediction", "measurement", "restart"]
     quantity: str | None = None
     value: float | str | None = None
     because: str | None = None
@@ -42,6 +45,11 @@ class Prediction(Record):
     first_committed_after_measurement: bool = Field(
         default=False, description="no prediction existed before the measurement (not a change of mind)"
     )
+    started_over_after_measurement: bool = Field(
+        default=False,
+        description="committed after the student started over, for a quantity measured before that, with a "
+        "value other than the one committed before its first measurement",
+    )
 
 
 class ChainVerdict(Record):
@@ -50,6 +58,7 @@ class ChainVerdict(Record):
     status: Literal["ok", "missing", "broken", "forged", "inconsistent"]
     entries: int = 0
     genesis: str | None = Field(default=None, description="hash of the genesis entry (detects copied chains)")
+    restarts: int = Field(default=0, ge=0, description="times the student started over (restart entries)")
     reasons: list[str] = Field(default_factory=list)
 
     @property

@@ -3,7 +3,7 @@ must leave the same gradebook rows (scores, manual-grading flags, comments) and 
 every submission, including the ones nbgrader itself could not open.
 
 A representative subset of tests/grading/test_bad_inputs.py's corpus (the unreadable kinds nbgrader fails
-on, the filesystem kinds, the cell-structure kinds) keeps the kernel time to a couple of minutes; the
+on, the filesystem kinds, the cell-structure kinds, a student who started over) keeps the kernel time to a couple of minutes; the
 rest of the corpus differs only in the ledger, which both paths read with the same function.
 """
 
@@ -33,7 +33,7 @@ pytestmark = pytest.mark.slow
 SUBSET = [
     "not_json", "nested_too_deep", "old_nbformat", "invalid_cell_ids", "cells_reordered", "cell_duplicated",
     "test_cell_deleted", "grade_id_renamed", "non_dict_cells", "symlinked_notebook", "symlinked_student_folder",
-    "fifo", "sparse_201_mib",
+    "fifo", "sparse_201_mib", "started_over",
 ]
 SECRET = "TOP-SECRET-OUTSIDE-THE-COURSE"
 

@@ -67,6 +67,34 @@ def _set_prediction(value=None, because=None):
     return edit
 
 
+def _started_over(nb, drop_restart=False):
+    """The student started over after measuring: a restart entry, then every prediction committed again,
+    the gpu speedup with a value nearer the measurement (the cell source says so too)."""
+    from datetime import timedelta
+
+    from autograder.ledger import append, committed_predictions, start_over
+    from autograder.records import LedgerEntry
+
+    last = max(_ledger_outputs(nb), key=lambda payload: len(payload["chain"]))
+    chain = [LedgerEntry.model_validate(e) for e in last["chain"]]
+    before = committed_predictions(chain)
+    at = chain[-1].at + timedelta(minutes=5)
+    chain.append(start_over(chain, at, "I want a clean attempt"))
+    for q, p in before.items():
+        value = round(p.value * 0.9, 4) if q == Q else p.value
+        chain.append(append(chain, "prediction", q, value, at, p.because))
+        if q == Q:
+            for c in nb["cells"]:
+                src = "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+                if c["cell_type"] == "code" and f'"{Q}"' in src and ".predict(" in src:
+                    c["source"] = src.replace(f"{p.value!r}, because=", f"{value!r}, because=", 1)
+    dumped = [e.model_dump(mode="json") for e in chain]
+    if drop_restart:  # removed afterwards, to launder the peek
+        dumped = [e for e in dumped if e["kind"] != "restart"]
+    last["chain"] = dumped
+    return nb
+
+
 def _deep(n):
     v: object = []
     for _ in range(n):
@@ -183,6 +211,14 @@ CASES: dict[str, tuple[Callable, Callable[[SubmissionGrade, SubmissionGrade], bo
     "missing_kernelspec": (lambda nb: _bytes({**nb, "metadata": {}}), lambda r, b: r.total == b.total),
     "garbage_ledger_output": (lambda nb: _bytes(_garbage_ledger(nb)),
                               lambda r, b: any("not valid JSON" in x for x in r.chain.reasons)),
+    "started_over": (lambda nb: _bytes(_started_over(nb)),
+                     lambda r, b: r.chain.status == "ok" and r.chain.restarts == 1 and "started_over:1" in r.flags
+                     and r.predictions[0].flags == ["started_over_after_measurement"]
+                     and "committed after starting over; you had measured this before" in r.predictions[0].reason
+                     and r.predictions[0].fraction <= 0.5
+                     and [p.points for p in r.predictions[1:]] == [p.points for p in b.predictions[1:]]),
+    "restart_removed": (lambda nb: _bytes(_started_over(nb, drop_restart=True)),
+                        lambda r, b: r.chain.status == "broken" and r.total == 0),
     "non_dict_cells": (lambda nb: _bytes({**nb, "cells": [*nb["cells"], 5, "x", None]}),
                        lambda r, b: r.total == b.total),
 }

@@ -7,7 +7,7 @@ from autograder.grading.scoring import grade_prediction
 from autograder.records import Prediction, QuantityValue
 
 
-def _pred(value, because="fused moves 2N·s instead of 8N·s", revised=False):
+def _pred(value, because="fused moves 2N·s instead of 8N·s", revised=False, started_over=False):
     return Prediction(
         quantity="gpu_speedup@fp16,2^24",
         value=value,
@@ -15,6 +15,7 @@ def _pred(value, because="fused moves 2N·s instead of 8N·s", revised=False):
         at=datetime(2026, 1, 1, tzinfo=timezone.utc),
         seq=1,
         revised_after_measurement=revised,
+        started_over_after_measurement=started_over,
     )
 
 
@@ -67,6 +68,28 @@ def test_revised_after_measurement_policies(q, policy, expected):
     g = grade_prediction(q, "g", _pred(3.9, revised=True), _ref(), "D", GradingPolicy(revised_after_measurement=policy))
     assert g.fraction == expected and "revised_after_measurement" in g.flags
     assert "revised after you measured it" in g.reason
+
+
+@pytest.mark.parametrize("policy, penalty, expected", [("flag", 0.5, 1.0), ("penalty", 0.3, 0.3), ("zero", 0.5, 0.0)])
+def test_started_over_after_measurement_has_its_own_policy(q, policy, penalty, expected):
+    pol = GradingPolicy(started_over_after_measurement=policy, started_over_penalty=penalty)
+    g = grade_prediction(q, "g", _pred(3.9, started_over=True), _ref(), "D", pol)
+    assert g.fraction == pytest.approx(expected) and g.flags == ["started_over_after_measurement"]
+    assert "committed after starting over; you had measured this before" in g.reason
+    assert "revised after" not in g.reason and "committed after you had measured" not in g.reason
+    # the revision policy does not apply to it
+    assert grade_prediction(q, "g", _pred(3.9, started_over=True), _ref(), "D",
+                            GradingPolicy(revised_after_measurement="zero")).fraction == 0.5
+
+
+def test_started_over_and_revised_cost_the_harsher_once(q):
+    pol = GradingPolicy(revised_penalty=0.5, started_over_penalty=0.8)
+    g = grade_prediction(q, "g", _pred(3.9, revised=True, started_over=True), _ref(), "D", pol)
+    assert g.fraction == 0.5 and set(g.flags) == {"revised_after_measurement", "started_over_after_measurement"}
+    assert "committed after starting over; you had measured this before and revised after you measured it" in g.reason
+    assert g.reason.endswith("→ 50% of that kept.")
+    pol = GradingPolicy(revised_after_measurement="flag", started_over_after_measurement="zero")
+    assert grade_prediction(q, "g", _pred(3.9, revised=True, started_over=True), _ref(), "D", pol).fraction == 0.0
 
 
 @pytest.mark.parametrize(
