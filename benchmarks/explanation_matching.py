@@ -1,6 +1,7 @@
 """Precision and recall of the explanation pre-reader on the hand-written corpus (issue 12, item 5).
 
-    .venv/bin/python benchmarks/explanation_matching.py [--baseline REV] [--out benchmarks/results/explanation-matching.txt]
+    .venv/bin/python benchmarks/explanation_matching.py [--baseline REV]
+                                                        [--out benchmarks/results/explanation-matching.txt]
 
 The corpus (tests/grading/explanation_corpus/, one file per explanation cell of every lesson) marks every
 number a TA would judge with what it is: a right figure of a variant or of none in particular, a restated
@@ -154,7 +155,8 @@ def baseline(rev: str) -> Callable[..., ExplanationGrade] | None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--baseline", default="c28a3cc", help="git revision of the pre-reader to compare with ('' for none)")
+    ap.add_argument("--baseline", default="c28a3cc",
+                    help="git revision of the pre-reader to compare with ('' for none)")
     ap.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "explanation-matching.txt")
     args = ap.parse_args()
     sets = {"held-out": corpus(REPO / "benchmarks" / "explanation_heldout"), "development": corpus()}

@@ -121,8 +121,11 @@ def _variant(num: Stated, text: str, names: list[Mention], sentence: tuple[int, 
     inside = [m for m in names if num.start <= m.start < num.end]  # "one fused kernel"
     if inside:
         return inside[0].variant
-    right_after = [m for m in names if num.end <= m.start < sentence[1] and not _NEW_ITEM.search(text[num.end:m.end + 3])
-                   and _RIGHT_AFTER.match(text[num.end:m.start])]
+    right_after = [
+        m for m in names
+        if num.end <= m.start < sentence[1] and not _NEW_ITEM.search(text[num.end:m.end + 3])
+        and _RIGHT_AFTER.match(text[num.end:m.start])
+    ]
     if right_after:
         return right_after[0].variant
     if _THAN.search(text[sentence[0]:num.start]) or _PAIR.match(text, num.end):
