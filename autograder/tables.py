@@ -98,7 +98,7 @@ def column_widths(table: TextTable, width: int) -> list[int] | None:
     heads = [c.header if table.show_header else "" for c in table.columns]
     data = [[row[i] for row in table.rows] for i in range(len(table.columns))]
     least = [max(1, _longest_word(h), *(_longest_word(x) for x in col)) for h, col in zip(heads, data, strict=True)]
-    cells = [max(lo, *(_longest_line(x) for x in col)) for lo, col in zip(least, data, strict=True)]
+    cells = [max([lo, *(_longest_line(x) for x in col)]) for lo, col in zip(least, data, strict=True)]
     full = [max(c, _longest_line(h)) for c, h in zip(cells, heads, strict=True)]
     room = width - _overhead(table)
     if sum(least) > room:

@@ -36,7 +36,8 @@ def reference_table(run: ReferenceRun) -> TextTable:
         title=f"{run.assignment} reference on {fp.name} (copy roofline {fp.copy_gbps:,.0f} GB/s)",
         caption=f"kernels counted by the {' / '.join(sources)}; GB/s, % of the roofline"
         + (" and TFLOP/s" if flops else "")
-        + f" in gpu_time; {samples[0]:,}–{samples[-1]:,} samples per median" * bool(samples),
+        + " in gpu_time"
+        + (f"; {samples[0]:,}–{samples[-1]:,} samples per median" if samples else ""),
         style="plain",
     )
     for by in cases.values():

@@ -101,6 +101,19 @@ def test_peak_fraction_of_the_copy_roofline_and_of_a_flop_peak():
     assert value is None and "write 0.7 for 70%" in problem
 
 
+def test_a_peak_measured_low_is_raised_to_what_a_kernel_of_the_run_reached():
+    """On a busy machine the fingerprint's peak can come out below a case's rate; the fraction is then
+    taken against the best rate of that dtype in the run, never above 1."""
+    f = _q("peak_fraction", case={"n": 1, "dtype": "bf16"}, variant="k", rate="flops", peak="matmul_tflops:bf16")
+    fp = FP.model_copy(update={"peaks": {"matmul_tflops:bf16": 100.0}})
+    ms = Measurements([
+        _m("k", {"n": 1, "dtype": "bf16"}, 1.0, flops=int(150e9)),  # 150 TFLOP/s
+        _m("k", {"n": 2, "dtype": "bf16"}, 1.0, flops=int(300e9)),  # 300 TFLOP/s: the best bf16 rate
+        _m("k", {"n": 2, "dtype": "fp32"}, 1.0, flops=int(900e9)),  # another dtype: not this peak's
+    ])
+    assert kind_of(f).derive(f, ms, fp, "cpu").value == pytest.approx(0.5)
+
+
 def test_crossover_interpolates_in_log_space():
     metric = {"kind": "peak_fraction", "variant": "mm", "rate": "bytes", "peak": "copy_gbps"}
     q = _q("crossover", case={}, param="log2_n", values=[6, 7, 8, 9], metric=metric, threshold=0.5)
