@@ -6,4 +6,7 @@ bash scripts/setup.sh
 export PATH="$PWD/.venv/bin:$PATH" TORCHINDUCTOR_CACHE_DIR="${TORCHINDUCTOR_CACHE_DIR:-$PWD/.cache/inductor}"
 ruff check autograder tests benchmarks
 mypy
-exec python -m pytest -p no:cacheprovider "$@"
+# two workers, each test file on one of them (module fixtures run once; Slurm and PostgreSQL each live in
+# one file): most tests wait on kernels and nbgrader subprocesses, so two cores keep busy. PYTEST_WORKERS=0
+# runs everything in this process.
+exec python -m pytest -p no:cacheprovider -n "${PYTEST_WORKERS:-2}" --dist loadfile "$@"
