@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
@@ -14,6 +15,7 @@ from ..course import Course
 from ..grading.batch import LocalRunner, Runner, grade_class
 from ..grading.records_store import RecordStore
 from ..grading.report import plot_calibration, summary_rows, write_csv
+from ..records import SubmissionGrade
 from ._common import CourseOpt, console, course_at, friendly_errors
 
 Executor = Literal["local", "slurm"]
@@ -118,18 +120,50 @@ def report(
         if r is None:
             console.print(f"no record for {student}")
             raise typer.Exit(1)
-        console.print(f"[bold]{r.student}[/]: {r.total:.2f}/{r.max_total:g} (auto {r.total:.2f}; explanations manual)")
-        for err in r.errors:
-            console.print(f"  [red]not graded:[/] {err}", highlight=False)
-        for p in r.predictions:
-            console.print(f"  {p.points:.2f}/{p.max_points:g}  {p.quantity}: {p.reason}", highlight=False)
-        for e in r.explanations:
-            console.print(f"  {e.grade_id}: {e.comment}")
+        _student_report(c, r)
         return
     _print_summary(records)
     out = c.root / "reports" / assignment
     console.print(f"CSV: {write_csv(records, csv or out / 'grades.csv')}")
     console.print(f"calibration plot: {plot_calibration(records, plot or out / 'calibration.png')}")
+
+
+def _student_report(c: Course, r: SubmissionGrade) -> None:
+    """One student's reasons and pre-reads in full (wrapped, never cut; no console markup read from them),
+    with what the instructor gave in the gradebook (manual scores and comments) when there is one."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from ..grading.gradebook_sync import dump_rows
+
+    db_url = CourseSettings.load(c.root).db_url
+    url = make_url(db_url)
+    dump: dict[str, dict[tuple[Any, ...], tuple[Any, ...]]] = {}
+    if url.get_backend_name() != "sqlite" or (url.database and Path(url.database).exists()):
+        try:
+            dump = dump_rows(db_url, r.assignment)
+        except SQLAlchemyError:  # not a gradebook (yet): the record alone
+            dump = {}
+    notebook = r.notebook.removesuffix(".ipynb")
+    manual: dict[str, tuple[float | None, str | None]] = {}
+    for (student, nb, cell), row in dump.get("grade", {}).items():
+        if student == r.student and nb == notebook:
+            manual[cell] = (row[2], None)
+    for (student, nb, cell), row in dump.get("comment", {}).items():
+        if student == r.student and nb == notebook and row[2]:
+            manual[cell] = (manual.get(cell, (None, None))[0], row[2])
+    out = functools.partial(console.print, markup=False, highlight=False)
+    console.print(f"[bold]{r.student}[/]: {r.total:.2f}/{r.max_total:g} (auto {r.total:.2f}; explanations manual)")
+    for err in r.errors:
+        out(f"  not graded: {err}")
+    for p in r.predictions:
+        out(f"  {p.points:.2f}/{p.max_points:g}  {p.quantity}: {p.reason}")
+    for e in r.explanations:
+        score, comment = manual.get(e.grade_id, (None, None))
+        given = f"{score:.2f}/{e.max_points:g} from the instructor" if score is not None else "not graded by hand yet"
+        out(f"  {e.grade_id} ({given}): {e.comment}")
+        if comment:
+            out(f"    instructor's comment: {comment}")
 
 
 def _course_report(c: Course, csv: Path | None, canvas: Path | None) -> None:

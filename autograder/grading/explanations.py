@@ -12,7 +12,10 @@ from ..records import ExplanationGrade, FoundNumber, ReferenceRun
 from ..spec import ExplanationSpec, LessonSpec
 from ..workload import Fact
 
-__all__ = ["Fact", "extract_numbers", "grade_explanation", "model_facts"]
+__all__ = ["PREREAD", "Fact", "extract_numbers", "grade_explanation", "model_facts"]
+
+# how every pre-read begins: the feedback and formgrader adapters tell a pre-read from other automatic comments by it
+PREREAD = "Autograder pre-read:"
 
 _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "single": 1}
 _BYTES = {
@@ -162,12 +165,12 @@ def grade_explanation(
     if not stripped or stripped == "YOUR ANSWER HERE":
         flags.append("blank")
         fraction = 0.0
-        comment = "Autograder pre-read: no answer written."
+        comment = f"{PREREAD} no answer written."
     elif not found:
         flags.append("no_numbers")
         fraction = 0.0
         comment = (
-            "Autograder pre-read: no numbers with units (bytes, GB/s, µs/ms, kernels, ×) found — "
+            f"{PREREAD} no numbers with units (bytes, GB/s, µs/ms, kernels, ×) found — "
             "the explanation is in adjectives, not bytes and launches."
         )
     else:
@@ -176,7 +179,7 @@ def grade_explanation(
         if not matched_labels:
             flags.append("numbers_unmatched")
         comment = (
-            f"Autograder pre-read: found {len(found)} number(s) with units, {len(matched_labels)} matching "
+            f"{PREREAD} found {len(found)} number(s) with units, {len(matched_labels)} matching "
             f"the traffic model or reference: "
             + "; ".join(parts)
             + f". Suggested {fraction * ex.points:.2f}/{ex.points:g}."
