@@ -58,7 +58,6 @@ c.Autograde.sanitize_preprocessors = [
     "autograder.preprocessors.ReadLedger",
     ClearOutput,
     DeduplicateIds,
-    GetGrades,
     OverwriteKernelspec,
     OverwriteCells,
     CheckCellMetadata,
