@@ -212,6 +212,24 @@ def run_cell(page: Any, cells: Any, i: int) -> str:
     return run_selected(page, cells.nth(i))
 
 
+def run_all(page: Any, cells: Any) -> None:
+    """Run > Run All Cells, once the kernel is idle; clicked again if nothing started within 20 s (a
+    notebook just opened can drop the first request while its kernel connects)."""
+    page.locator(".jp-StatusBar-TextItem", has_text=re.compile(r"\| Idle")).first.wait_for(timeout=90_000)
+    prompts = page.locator(".jp-NotebookPanel:visible .jp-CodeCell .jp-InputPrompt")
+    for _ in range(3):
+        select_cell(page, cells, 0)
+        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+        page.locator(".lm-Menu-item:visible", has_text=re.compile(r"^Run All Cells")).click()
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            if any(re.fullmatch(r"\[[\d*]+\]:", t.strip()) for t in prompts.all_inner_texts()):
+                wait_all_run(page)
+                return
+            time.sleep(0.3)
+    raise AssertionError("Run All Cells did not start")
+
+
 def wait_all_run(page: Any, timeout_s: float = 300) -> None:
     """Until every code cell of the notebook has an execution count (Run All has reached the end)."""
     prompts = page.locator(".jp-NotebookPanel:visible .jp-CodeCell .jp-InputPrompt")
@@ -297,9 +315,7 @@ def test_bob_runs_all_first_is_told_what_to_do_then_predicts_and_submits(classro
     page, server = pages["bob"], classroom.students["bob"]
     open_lab(page, server)
     cells = fetch_and_open(page, server)
-    page.get_by_text("Run", exact=True).click()
-    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
-    wait_all_run(page)
+    run_all(page, cells)
     measure = cells.nth(cell_index("measure_headline"))
     refused = squash(measure.locator(".jp-OutputArea").inner_text())
     named = re.search(r"✋ not measured yet: this would reveal (.+?), which you have not predicted", refused)
@@ -311,15 +327,23 @@ def test_bob_runs_all_first_is_told_what_to_do_then_predicts_and_submits(classro
     status = squash(cells.nth(cell_index("status")).locator(".jp-OutputArea").inner_text())
     assert "0/4 predictions committed" in status
     shot(classroom, page, "student-run-all-refused.png")
-    # what the message says: commit the predictions it names, then run the measurement again
-    for gid in sorted({predict_cell(q) for q in quantities}, key=cell_index):
-        src = nbformat.v4.new_code_cell(released_cells()[cell_index(gid)].source)
-        answers = {q: BOB_ANSWERS[q] for q in quantities if predict_cell(q) == gid}
-        assert fill_predictions({"cells": [src]}, answers) == []
-        write_cell(page, cells, gid, src.source)
-        assert "✔ committed" in run_cell(page, cells, cell_index(gid))
-    table = squash(run_cell(page, cells, cell_index("measure_headline")))
-    assert "wall_per_call" in table and "gpu_time" in table and "✋" not in table
+    # what the message says: commit the predictions it names, then run the measurement again (until it
+    # measures: on a CPU the fp32 question is measured in float16 too, and is named once the others are in)
+    committed: list[str] = []
+    for _ in range(3):
+        for gid in sorted({predict_cell(q) for q in quantities}, key=cell_index):
+            src = nbformat.v4.new_code_cell(released_cells()[cell_index(gid)].source)
+            mine = [q for q in BOB_ANSWERS if predict_cell(q) == gid and (q in quantities or q in committed)]
+            assert fill_predictions({"cells": [src]}, {q: BOB_ANSWERS[q] for q in mine}) == []
+            write_cell(page, cells, gid, src.source)
+            assert "✔ committed" in run_cell(page, cells, cell_index(gid))
+        committed += quantities
+        table = squash(run_cell(page, cells, cell_index("measure_headline")))
+        named = re.search(r"✋ not measured yet: this would reveal (.+?), which you have not predicted", table)
+        if named is None:
+            break
+        quantities = named.group(1).split(", ")
+    assert "wall_per_call" in table and "gpu_time" in table and "✋" not in table, table
     nb = save(page, server)
     assert "measured gpu_speedup@fp16,2^24" in outputs(nb, "measure_headline")
     submit(page)
@@ -348,6 +372,7 @@ def test_instructor_collects_and_grades(classroom, pages):
     assert alice.explanations[0].comment.startswith("Autograder pre-read: found")
     bob = records["bob"]
     assert bob.chain.status == "ok" and [p.predicted for p in bob.predictions][:2] == [2.0, 2.0]
+    assert bob.predictions[3].predicted == "lower"
     assert bob.predictions[2].points == 0 and bob.predictions[2].reason.startswith("no committed prediction")
     assert not any("revised_after_measurement" in p.flags for p in bob.predictions)  # Run All first cost nothing
     done.add("graded")
@@ -366,7 +391,7 @@ def test_instructor_reads_reasons_and_preread_in_formgrader_and_grades_by_hand(c
     row.locator("a", has_text=re.compile("Submission")).first.click()
     page.locator("#explain_headline-comment").wait_for()
     # every score reason, fully visible: in the page's text, and no output box scrolls sideways
-    text = squash(page.locator("#notebook").inner_text())
+    text = squash(page.locator("body").inner_text())
     for p in alice.predictions:
         assert squash(p.reason) in text, p.quantity
     wide = page.evaluate("""() => [...document.querySelectorAll('.output_subarea')]
