@@ -390,6 +390,12 @@ def test_instructor_reads_reasons_and_preread_in_formgrader_and_grades_by_hand(c
     row = page.locator("tr", has=page.locator("td", has_text="alice"))
     row.locator("a", has_text=re.compile("Submission")).first.click()
     page.locator("#explain_headline-comment").wait_for()
+    # formgrader's comment models have loaded (it then sets the box's placeholder to the automatic
+    # comment): typing earlier is overwritten when they arrive
+    page.wait_for_function("""() => {
+        const c = document.querySelector('#explain_headline-comment');
+        return c && c.placeholder.startsWith('Autograder pre-read');
+    }""")
     # every score reason, fully visible: in the page's text, and no output box scrolls sideways
     text = squash(page.locator("body").inner_text())
     for p in alice.predictions:
