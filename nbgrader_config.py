@@ -5,7 +5,7 @@ Everything is relative to this file's folder, so a copy of the course (tests, a 
 
 from pathlib import Path
 
-from nbconvert.preprocessors import ClearMetadataPreprocessor
+from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import (
     AssignLatePenalties,
     CheckCellMetadata,
@@ -14,6 +14,7 @@ from nbgrader.preprocessors import (
     ClearOutput,
     ComputeChecksums,
     DeduplicateIds,
+    GetGrades,
     IgnorePattern,
     IncludeHeaderFooter,
     InstantiateTests,
@@ -46,6 +47,9 @@ c.LessonGrading.revised_penalty = 0.5
 c.LessonGrading.started_over_after_measurement = "penalty"
 c.LessonGrading.started_over_penalty = 0.5
 c.LessonGrading.untrusted_chain = "zero"
+# The explanation pre-read in the student's feedback, below the instructor's comment (False: the instructor's
+# comment only). Formgrader shows it to the instructor either way.
+c.LessonGrading.preread_in_feedback = True
 
 # Submitted notebooks are opened by the path-safe reader (no link followed, no FIFO opened, size checked
 # before reading) instead of nbgrader's plain open(); for a lesson, nbgrader then gets the notebook in the
@@ -102,3 +106,10 @@ c.GenerateAssignment.preprocessors = [
 c.LessonClearSolutions.lesson_code_stub = {
     "python": 'None, because="",  # <- your prediction, and one sentence of reasoning'
 }
+
+# Feedback: nbgrader shows one comment per answer, the instructor's *instead of* the automatic one; for a
+# lesson FeedbackPreRead shows both (the pre-read as c.LessonGrading.preread_in_feedback says).
+c.GenerateFeedback.preprocessors = [GetGrades, "autograder.preprocessors.FeedbackPreRead", CSSHTMLHeaderPreprocessor]
+# Formgrader shows the automatic comment only as the comment box's placeholder, gone once the instructor
+# types: ShowPreRead shows it in full under the answer (formgrader's view only; the files are not changed).
+c.HTMLExporter.preprocessors = ["autograder.preprocessors.ShowPreRead"]

@@ -57,6 +57,11 @@ class LessonGrading(Configurable):
     untrusted_chain = Enum(
         ["zero", "flag"], default_value="zero", help="What a broken/forged commitment chain costs its predictions."
     ).tag(config=True)
+    preread_in_feedback = Bool(
+        True,
+        help="Show students the explanation pre-read in their feedback (below the instructor's comment, if "
+        "any); False: only the instructor's comment. Formgrader always shows it to the instructor.",
+    ).tag(config=True)
 
     def course(self) -> Course:
         return Course.at(self.course_root or os.getcwd())
@@ -141,6 +146,7 @@ class CourseSettings:
     course_id: str
     policy: GradingPolicy
     slurm: SlurmSettings
+    preread_in_feedback: bool = True
 
     @classmethod
     def load(cls, root: str | Path | None = None) -> CourseSettings:
@@ -160,6 +166,7 @@ class CourseSettings:
             course_id=str(course_dir.get("course_id") or ""),
             policy=lesson.policy(),
             slurm=SlurmGrading(config=config).settings(),
+            preread_in_feedback=lesson.preread_in_feedback,
         )
 
 

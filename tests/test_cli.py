@@ -53,6 +53,26 @@ def test_grade_and_report(course):
     r = runner.invoke(app, ["report", "04_fusion", "--course", str(course), "--student", student])
     out = " ".join(r.output.split())  # rich wraps long reasons to the terminal's width
     assert "reference measured" in out or "no committed prediction" in out
+    assert "not graded by hand yet" in out
+    # every reason and pre-read in full, with the instructor's score and comment from the gradebook
+    from nbgrader.api import Gradebook
+
+    from autograder.config import CourseSettings
+    from autograder.grading.records_store import RecordStore
+
+    with Gradebook(CourseSettings.load(course).db_url) as gb:
+        gb.find_grade("explain_headline", "04_fusion", "04_fusion", student).manual_score = 2.5
+        gb.find_comment("explain_headline", "04_fusion", "04_fusion", student).manual_comment = "[bold]Bytes[/bold], yes."
+        gb.db.commit()
+    r = runner.invoke(app, ["report", "04_fusion", "--course", str(course), "--student", student])
+    out = " ".join(r.output.split())
+    rec = RecordStore(course / "records").load("04_fusion", student)
+    for p in rec.predictions:
+        assert " ".join(p.reason.split()) in out
+    for e in rec.explanations:
+        assert " ".join(e.comment.split()) in out
+    assert "explain_headline (2.50/3 from the instructor)" in out
+    assert "instructor's comment: [bold]Bytes[/bold], yes." in out  # printed as written, not read as markup
 
 
 def test_public_api_is_lazy_and_complete():

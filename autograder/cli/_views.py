@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -28,18 +29,27 @@ def summary_table(records: list[SubmissionGrade]) -> TextTable:
     return t
 
 
-def print_student(console: Console, r: SubmissionGrade) -> None:
-    """One student's scores, rounded as the gradebook shows them, and every reason in full."""
+def print_student(
+    console: Console, r: SubmissionGrade, manual: Mapping[str, tuple[float | None, str | None]] | None = None
+) -> None:
+    """One student's scores, rounded as the gradebook shows them, every reason and pre-read in full, and
+    what the instructor gave by hand (``manual``: cell -> (manual score, manual comment), from the gradebook)."""
+    manual = manual or {}
     console.print(
         Text.assemble((r.student, "bold"), f": {r.total:.2f}/{r.max_total:g} (auto {r.total:.2f}; explanations manual)")
     )
     t = TextTable([Column("points", "right"), Column("why")], style="plain", show_header=False)
     for err in r.errors:
-        t.add_row("not graded", err)
+        t.add_row("not graded", f"not graded: {err}")
     for p in r.predictions:
         t.add_row(f"{p.points:.2f}/{p.max_points:g}", f"{p.quantity}: {p.reason}")
     for e in r.explanations:
-        t.add_row(f"—/{e.max_points:g}", f"{e.grade_id} (graded by your instructor): {e.comment}")
+        score, comment = manual.get(e.grade_id, (None, None))
+        given = f"{score:.2f}/{e.max_points:g} from the instructor" if score is not None else "not graded by hand yet"
+        points = f"{score:.2f}/{e.max_points:g}" if score is not None else f"—/{e.max_points:g}"
+        t.add_row(points, f"{e.grade_id} ({given}): {e.comment}")
+        if comment:
+            t.add_row("", f"instructor's comment: {comment}")
     print_table(console, t)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
@@ -13,6 +13,7 @@ from ..course import Course
 from ..grading.batch import LocalRunner, Runner, grade_class
 from ..grading.records_store import RecordStore
 from ..grading.report import plot_calibration, references_for, write_csv
+from ..records import SubmissionGrade
 from ..tables import print_table
 from ._common import CourseOpt, console, course_at, friendly_errors
 from ._views import course_table, print_student, summary_table
@@ -114,7 +115,7 @@ def report(
         if r is None:
             console.print(f"no record for {student}")
             raise typer.Exit(1)
-        print_student(console, r)
+        print_student(console, r, _manual_marks(c, r))
         return
     _print_summary(records)
     out = c.root / "reports" / assignment
@@ -124,6 +125,33 @@ def report(
     refs = references_for(records, ReferenceStore(c.references), assignment)
     drawn = plot_calibration(records, plot or out / "calibration.png", c.spec(assignment), refs)
     console.print(f"calibration plot: {drawn}")
+
+
+def _manual_marks(c: Course, r: SubmissionGrade) -> dict[str, tuple[float | None, str | None]]:
+    """What the instructor gave this student's cells in the gradebook (manual score, manual comment); empty
+    when there is no gradebook yet (never creates one)."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from ..grading.gradebook_sync import dump_rows
+
+    db_url = CourseSettings.load(c.root).db_url
+    url = make_url(db_url)
+    dump: dict[str, dict[tuple[Any, ...], tuple[Any, ...]]] = {}
+    if url.get_backend_name() != "sqlite" or (url.database and Path(url.database).exists()):
+        try:
+            dump = dump_rows(db_url, r.assignment)
+        except SQLAlchemyError:  # not a gradebook (yet): the record alone
+            dump = {}
+    notebook = r.notebook.removesuffix(".ipynb")
+    manual: dict[str, tuple[float | None, str | None]] = {}
+    for (student, nb, cell), row in dump.get("grade", {}).items():
+        if student == r.student and nb == notebook:
+            manual[cell] = (row[2], None)
+    for (student, nb, cell), row in dump.get("comment", {}).items():
+        if student == r.student and nb == notebook and row[2]:
+            manual[cell] = (manual.get(cell, (None, None))[0], row[2])
+    return manual
 
 
 def _course_report(c: Course, csv: Path | None, canvas: Path | None) -> None:

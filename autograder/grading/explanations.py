@@ -20,7 +20,10 @@ from .attribution import Attributed, Context, attribute
 from .factbook import Candidate, FactBook, fact_book
 from .numbers import Stated
 
-__all__ = ["Fact", "extract_numbers", "grade_explanation", "judge", "model_facts", "suggest"]
+__all__ = ["PREREAD", "Fact", "extract_numbers", "grade_explanation", "judge", "model_facts", "suggest"]
+
+# how every pre-read begins: the feedback and formgrader adapters tell a pre-read from other automatic comments by it
+PREREAD = "Autograder pre-read:"
 
 REL_TOL = 0.15
 
@@ -181,11 +184,11 @@ def grade_explanation(
     stripped = text.strip()
     if not stripped or stripped == "YOUR ANSWER HERE":
         flags.append("blank")
-        comment = "Autograder pre-read: no answer written."
+        comment = f"{PREREAD} no answer written."
     elif not found:
         flags.append("no_numbers")
         comment = (
-            "Autograder pre-read: no numbers with units (bytes, GB/s, µs/ms, kernels, ×) found — "
+            f"{PREREAD} no numbers with units (bytes, GB/s, µs/ms, kernels, ×) found — "
             "the explanation is in adjectives, not bytes and launches."
         )
     else:
@@ -194,7 +197,7 @@ def grade_explanation(
         if any(f.verdict == "misattributed" for f in found):
             flags.append("misattributed")
         comment = (
-            f"Autograder pre-read: found {len(found)} number(s), {derived} distinct fact(s) of the work model "
+            f"{PREREAD} found {len(found)} number(s), {derived} distinct fact(s) of the work model "
             f"or reference stated right: " + "; ".join(_describe(f) for f in found)
             + f". Suggested {fraction * ex.points:.2f}/{ex.points:g}."
         )

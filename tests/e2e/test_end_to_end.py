@@ -150,6 +150,15 @@ def test_blank_student_scores_zero_everywhere(graded_course):
 
 def test_feedback_shows_reasons(graded_course):
     course, _ = graded_course
+    from nbgrader.api import Gradebook
+
+    from autograder.config import CourseSettings
+
+    # the instructor comments on an explanation: the pre-read stays in the feedback, below the comment
+    with Gradebook(CourseSettings.load(course).db_url) as gb:
+        gb.find_comment("explain_headline", "04_fusion", "04_fusion", "poor").manual_comment = "Name the bytes."
+        gb.db.commit()
+    preread = _record(course, "poor").explanations[0].comment
     proc = subprocess.run(
         [sys.executable, "-m", "nbgrader", "generate_feedback", "04_fusion", "--student", "poor"],
         cwd=course,
@@ -161,6 +170,7 @@ def test_feedback_shows_reasons(graded_course):
     html = next((course / "feedback" / "poor" / "04_fusion").glob("*.html")).read_text(encoding="utf-8")
     text = " ".join(html.split())
     assert "reference measured" in text and "no credit" in text
+    assert "Name the bytes." in text and preread in text and text.index("Name the bytes.") < text.index(preread)
     longest = max(len(line) for line in html.splitlines() if "reference measured" in line or "points —" in line)
     assert longest < 200, "the reason is one long line: it would scroll sideways in the feedback"
 
