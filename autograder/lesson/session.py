@@ -336,7 +336,9 @@ class Lesson:
                 + ", ".join(missing)
                 + ", which you have not predicted. Commit your prediction"
                 + ("s" if len(missing) > 1 else "")
-                + " in the cells above (replace None, run the cell), then run this cell again."
+                + " first (in "
+                + ("each one's" if len(missing) > 1 else "its")
+                + ' L.predict("…") cell: replace None, run that cell), then run this cell again.'
             )
             return False
         return True
