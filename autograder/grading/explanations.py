@@ -64,20 +64,25 @@ def _error(s: Stated, f: Fact) -> float:
     return min((abs(r.value - f.value) / f.value for r in s.readings if r.kind == f.kind), default=1.0)
 
 
-_TOPIC = re.compile(r"(speed|faster|slower|time|µs|latency|wall|gpu)|(traffic|bytes?|memory|moves?|moving)", re.I)
+_TOPIC = re.compile(
+    r"((?:time|speed|wall|gpu)[\s-]*ratio|speed|faster|slower|time|µs|latency|wall|gpu)"
+    r"|(traffic|bytes?|memory|moves?|moving|ratio)", re.I
+)
 
 
-def _about_traffic(sentence: str, at: int) -> bool | None:
-    """Whether the sentence speaks of bytes (True) or time (False) up to position ``at`` (the last topic
-    word before it); None if it has said neither ("ratio" alone says nothing)."""
-    before = [m for m in _TOPIC.finditer(sentence) if m.end() <= at]
-    return None if not before else before[-1].group(2) is not None
+def _about_traffic(window: str, start: int, end: int) -> bool | None:
+    """Whether the words nearest a number (``window[start:end]``) speak of bytes (True) or of time (False):
+    the closest topic word before it in its sentence or after it in its clause ("4x less traffic", "3.9x in
+    GPU time"; a bare "ratio" is the traffic ratio); None if there is none."""
+    words = [(start - m.end(), 0, m) for m in _TOPIC.finditer(window, 0, start)]
+    words += [(m.start() - end, 1, m) for m in _TOPIC.finditer(window, end)]
+    return None if not words else min(words, key=lambda w: (w[0], w[1]))[2].group(2) is not None
 
 
 def _best(s: Stated, cands: Iterable[Candidate], rel: float, ctx: Context | None = None) -> Candidate | None:
     ok = [c for c in cands if _close(s, c.fact, rel)]
     # a ratio said of time is a speedup, one said of bytes a traffic ratio
-    about_traffic = _about_traffic(ctx.sentence, s.start - ctx.offset) if ctx else None
+    about_traffic = _about_traffic(ctx.clause, s.start - ctx.offset, s.end - ctx.offset) if ctx else None
 
     def off_topic(c: Candidate) -> bool:
         return c.fact.kind == "ratio" and about_traffic is not None and ("traffic" in c.fact.label) != about_traffic
