@@ -29,6 +29,10 @@ def grade(
     force: Annotated[bool, typer.Option(help="Regrade even when a record matches the notebook's hash.")] = False,
     student: Annotated[list[str] | None, typer.Option(help="Only these students (repeatable).")] = None,
     gradebook: Annotated[bool, typer.Option(help="Write scores and comments into nbgrader's gradebook.")] = True,
+    autograded: Annotated[
+        bool,
+        typer.Option(help="Write autograded/STUDENT/ASSIGNMENT/*.ipynb for formgrader and generate_feedback."),
+    ] = True,
     executor: Annotated[
         Executor,
         typer.Option(
@@ -42,7 +46,9 @@ def grade(
     Uses the stored reference of the device of record (nbgrader_config.py: LessonGrading), writes one
     record per student under COURSE/records/ (atomically; a rerun skips what is already graded) and the
     same rows as `nbgrader autograde` into the gradebook nbgrader is configured with
-    (CourseDirectory.db_url: SQLite or PostgreSQL), in bulk.
+    (CourseDirectory.db_url: SQLite or PostgreSQL), in bulk, and each submission's autograded notebook
+    (formgrader's manual grading and `nbgrader generate_feedback` open it; no kernel runs: test cells show
+    the stored points and reason).
     """
     c = course_at(course)
     settings = CourseSettings.load(c.root)
@@ -65,7 +71,7 @@ def grade(
 
         result = grade_class(
             c, assignment, settings.policy, None, force, student or None, progress, gradebook,
-            runner=runner, settings=settings,
+            runner=runner, settings=settings, autograded=autograded,
         )
     console.print(
         f"graded {len(result.graded)}, unchanged {len(result.skipped)}, failed {len(result.failed)}; "

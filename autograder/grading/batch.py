@@ -4,7 +4,9 @@ One driver, :func:`grade_class`, whatever runs the work: the class is cut into s
 grades them (in this process, in a local process pool, or as a Slurm job array: autograder.scaleout.slurm)
 and then merges: cross-class checks on the records, then the gradebook in one bulk transaction.
 Each submission's record is written atomically as soon as it is graded, so a killed batch resumes where it
-stopped (a record whose notebook hash still matches is not regraded). The gradebook write is idempotent
+stopped (a record whose notebook hash still matches is not regraded), and so is its autograded notebook
+(autograder.grading.autograded: what formgrader and `nbgrader generate_feedback` open), rewritten only
+when it changes or is missing. The gradebook write is idempotent
 and serialized between writers: two graders at once, or a rerun, leave the same rows.
 """
 
@@ -25,6 +27,7 @@ from ..course import Course
 from ..records import ChainVerdict, SubmissionGrade
 from ..scaleout.settings import plan_shards
 from ..spec import LessonSpec
+from .autograded import autograded_path, parsed, write_autograded, write_timestamp
 from .cohort import FLAG as SHARED_FLAG
 from .cohort import flag_shared_chains
 from .gradebook_sync import GradebookEntry, targets
@@ -32,7 +35,7 @@ from .policy import GradingPolicy
 from .records_store import RecordStore
 from .references import ReferenceSet
 from .safe_read import open_submission
-from .state import grade_opened, load_release
+from .state import grade_reading, load_release, read_opened_notebook
 
 if TYPE_CHECKING:
     from ..config import CourseSettings
@@ -145,7 +148,7 @@ def find_submissions(course: Course, spec: LessonSpec, students: list[str] | Non
 _STATE: dict[str, object] = {}
 
 
-def _init_worker(root: str, assignment: str, policy_json: str) -> None:
+def _init_worker(root: str, assignment: str, policy_json: str, autograded: bool = True) -> None:
     course = Course.at(root)
     policy = GradingPolicy.model_validate_json(policy_json)
     spec = course.spec(assignment)
@@ -155,6 +158,7 @@ def _init_worker(root: str, assignment: str, policy_json: str) -> None:
         policy=policy,
         refs=ReferenceSet(ReferenceStore(course.references), assignment, policy),
         store=RecordStore(course.records),
+        autograded=autograded,
     )
 
 
@@ -233,16 +237,44 @@ def _grade_one(
     course: Course = _STATE["course"]  # type: ignore[assignment]
     nb_stat = _stat(path)  # before reading: a change while it is read shows next time
     opened = open_submission(course.root, student, spec.id, spec.notebook)
+    release = load_release(course.root, spec)
     if not force and opened.data is not None:
         sha = hashlib.sha256(opened.data).hexdigest()
         if known_sha is not None and known_sha == sha:
+            if _STATE.get("autograded") and release is not None and not _has_autograded(course, spec, student):
+                old = store.load(spec.id, student)
+                if old is not None:
+                    _write_autograded(course, parsed(opened.data), old, release)
             return (student, "skipped", None), {"nb": nb_stat}
         old = store.load(spec.id, student)
         if old is not None and old.notebook_sha256 == sha:
+            if _STATE.get("autograded") and release is not None and not _has_autograded(course, spec, student):
+                _write_autograded(course, parsed(opened.data), old, release)
             return (student, "skipped", None), summarize(old, store.path(spec.id, student), nb_stat)
-    release = load_release(course.root, spec)
-    record = grade_opened(opened, spec, _STATE["refs"], _STATE["policy"], student, release)  # type: ignore[arg-type]
-    return (student, "graded", None), summarize(record, store.save(record, sync=False), nb_stat)
+    reading, nb = read_opened_notebook(opened, spec, release)
+    record = grade_reading(reading, spec, _STATE["refs"], _STATE["policy"], student, release)  # type: ignore[arg-type]
+    saved = store.save(record, sync=False)
+    if _STATE.get("autograded") and release is not None:
+        _write_autograded(course, nb, record, release)
+    return (student, "graded", None), summarize(record, saved, nb_stat)
+
+
+def _write_autograded(course: Course, nb: Any, record: SubmissionGrade, release: dict[str, Any]) -> None:
+    """The autograded notebook, and the submission's timestamp.txt beside it where it parses (nbgrader
+    autograde regrades a submission only if its timestamp is newer than the autograded one)."""
+    write_autograded(course.root, nb, record, release)
+    got = open_submission(course.root, record.student, record.assignment, "timestamp.txt", limit=4096)
+    if got.data is not None:
+        try:
+            ok = _parse_utc(got.data.decode("utf-8").strip()) is not None
+        except (ValueError, TypeError, OverflowError, UnicodeDecodeError):
+            ok = False
+        if ok:
+            write_timestamp(course.root, record.student, record.assignment, got.data)
+
+
+def _has_autograded(course: Course, spec: LessonSpec, student: str) -> bool:
+    return os.path.isfile(autograded_path(course.root, student, spec.id, spec.notebook))
 
 
 Item = tuple[str, str] | tuple[str, str, str | None]  # (student, notebook path[, known notebook hash])
@@ -265,10 +297,10 @@ def _grade_items(items: Sequence[Item], force: bool) -> tuple[list[Outcome], Sum
 
 
 def grade_shard(
-    root: str, assignment: str, policy_json: str, items: list[Item], force: bool = False
+    root: str, assignment: str, policy_json: str, items: list[Item], force: bool = False, autograded: bool = True
 ) -> list[Outcome]:
     """Grade a list of (student, notebook path) in this process: the unit of work of a Slurm array task."""
-    _init_worker(root, assignment, policy_json)
+    _init_worker(root, assignment, policy_json, autograded)
     return _grade_items(items, force)[0]
 
 
@@ -288,6 +320,7 @@ class ShardWork:
     policy_json: str
     force: bool
     shards: list[list[Item]]
+    autograded: bool = True  # write autograded/STUDENT/ASSIGNMENT/NOTEBOOK.ipynb (formgrader, feedback)
 
 
 ShardResult = tuple[list[Outcome], Summaries | None] | None  # None: the shard failed (see why)
@@ -342,14 +375,14 @@ class LocalRunner:
         if not work.shards:
             return results, failed
         if self.n_workers == 1 or len(work.shards) <= 1:
-            _init_worker(work.root, work.assignment, work.policy_json)
+            _init_worker(work.root, work.assignment, work.policy_json, work.autograded)
             for i, items in enumerate(work.shards):
                 results[i] = _grade_items(items, work.force)
                 done += len(items)
                 if progress:
                     progress("grading", done, total)
             return results, failed
-        init = (work.root, work.assignment, work.policy_json)
+        init = (work.root, work.assignment, work.policy_json, work.autograded)
         workers = min(self.n_workers, len(work.shards))
         with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=init) as pool:
             futures = {pool.submit(_grade_shard_local, items, work.force): i for i, items in enumerate(work.shards)}
@@ -463,10 +496,13 @@ def grade_class(
     *,
     runner: Runner | None = None,
     settings: CourseSettings | None = None,
+    autograded: bool = True,
 ) -> BatchResult:
     """Grade the class (or ``students``) of ``assignment``: shards through ``runner`` (default: a local
     process pool of ``workers``), then the merge. ``settings`` (the course's nbgrader_config.py, read
-    here when not given) names the gradebook; ``policy`` overrides its grading rules."""
+    here when not given) names the gradebook; ``policy`` overrides its grading rules. ``autograded``:
+    also write each submission's autograded notebook (formgrader's and generate_feedback's input), and
+    the missing ones of submissions graded before."""
     if settings is None:
         from ..config import CourseSettings
 
@@ -490,14 +526,16 @@ def grade_class(
         line = _indexed(index, store, assignment, s.student)
         if line is None:
             items.append((s.student, str(s.path)))
-        elif line.get("nb") is not None and line["nb"] == _stat(s.path):
+        elif line.get("nb") is not None and line["nb"] == _stat(s.path) and (
+            not autograded or os.path.isfile(autograded_path(course.root, s.student, assignment, spec.notebook))
+        ):
             result.skipped.append(s.student)  # notebook and record untouched since indexed: nothing to read
             checked[s.student] = line
         else:
             items.append((s.student, str(s.path), line["sha"]))
     n_shards = runner.shard_count(len(items))
     shards = [items[i::n_shards] for i in range(n_shards)]
-    work = ShardWork(str(course.root), assignment, policy.model_dump_json(), force, shards)
+    work = ShardWork(str(course.root), assignment, policy.model_dump_json(), force, shards, autograded)
     outcomes, failed = runner.grade(work, progress)
     summaries: Summaries = checked
     for i, shard_out in enumerate(outcomes):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import textwrap
 from datetime import datetime, timezone
 
 from ..kinds import kind_of
@@ -15,7 +16,17 @@ from .reader import SubmissionReading
 from .references import ReferenceSet
 from .scoring import grade_prediction
 
-__all__ = ["grade_quantity", "grade_submission"]
+__all__ = ["grade_cell_text", "grade_quantity", "grade_submission"]
+
+
+def grade_cell_text(g: PredictionGrade) -> str:
+    """What a graded test cell prints under nbgrader (``L.grade``), and what the fast batch's autograded
+    notebook shows in its place: the points and the reason, wrapped (feedback HTML and formgrader show
+    outputs in a box that scrolls sideways, not wraps)."""
+    return textwrap.fill(
+        f"{g.points:.2f}/{g.max_points:g} points — {g.reason}", width=96, subsequent_indent="    ",
+        break_long_words=False, break_on_hyphens=False,
+    )
 
 
 def grade_quantity(

@@ -1,7 +1,9 @@
 """The one grading state of a submission: read once, graded once, right after reading.
 
-Both grading paths call :func:`grade_opened` on what :func:`~.safe_read.open_submission` returned: the
-fast batch stores the record and writes it into the gradebook; the native path (nbgrader autograde) keeps it
+Both grading paths read what :func:`~.safe_read.open_submission` returned with :func:`read_opened` (the fast
+batch through :func:`read_opened_notebook`, which keeps the parsed notebook for its autograded copy) and grade
+it with :func:`grade_reading` (:func:`grade_opened` does both): the fast batch stores the record and writes it
+into the gradebook and autograded/; the native path (nbgrader autograde) keeps it
 in the notebook's metadata, shows it in the kernel and writes the same rows after SaveAutoGrades. A
 notebook that cannot be graded from its content (refused, not JSON, too deep, old format, …) is graded as
 the released notebook handed in untouched — every test 0, every answer "No response." — and its record,
@@ -11,6 +13,7 @@ flags and explanation comments say why, so the gradebook shows the reason too.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -19,11 +22,11 @@ from ..records import SubmissionGrade
 from ..spec import LessonSpec
 from .grade import grade_submission
 from .policy import GradingPolicy
-from .reader import SubmissionReading, read_notebook_bytes, read_notebook_node
+from .reader import SubmissionReading, parse_notebook_bytes, read_notebook_node
 from .references import ReferenceSet
 from .safe_read import Opened
 
-__all__ = ["grade_opened", "grade_reading", "load_release", "read_opened"]
+__all__ = ["grade_opened", "grade_reading", "load_release", "read_opened", "read_opened_notebook"]
 
 
 def load_release(course_root: str | Path, spec: LessonSpec) -> dict[str, Any] | None:
@@ -41,9 +44,21 @@ def _parsed(path: str, mtime_ns: int) -> dict[str, Any]:
 
 
 def read_opened(opened: Opened, spec: LessonSpec, release: dict[str, Any] | None) -> SubmissionReading:
+    return read_opened_notebook(opened, spec, release)[0]
+
+
+def read_opened_notebook(
+    opened: Opened, spec: LessonSpec, release: dict[str, Any] | None
+) -> tuple[SubmissionReading, Any | None]:
+    """The reading, and the parsed notebook it was read from (None where the file was not read or its bytes
+    are not a notebook's JSON): the fast batch writes the autograded notebook from it without parsing twice."""
     if opened.data is None:
-        return SubmissionReading(problem="refused", errors=[opened.refusal or "the notebook was not read"])
-    return read_notebook_bytes(opened.data, spec, release)
+        return SubmissionReading(problem="refused", errors=[opened.refusal or "the notebook was not read"]), None
+    sha = hashlib.sha256(opened.data).hexdigest()
+    raw = parse_notebook_bytes(opened.data, sha)
+    if isinstance(raw, SubmissionReading):
+        return raw, None
+    return read_notebook_node(raw, spec, sha, release), raw
 
 
 def grade_reading(

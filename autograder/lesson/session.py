@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import textwrap
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
@@ -25,7 +24,7 @@ from typing import Any, Literal
 from ..errors import PredictionError
 from ..grading.checklist import checklist, render_checklist, restart_notes
 from ..grading.context import GradingContext
-from ..grading.grade import grade_quantity
+from ..grading.grade import grade_cell_text, grade_quantity
 from ..grading.reader import SubmissionReading
 from ..grading.values import check_value
 from ..kinds import kind_of
@@ -518,13 +517,7 @@ class Lesson:
             ctx = self._context
             shown = next((p for p in ctx.record.predictions if p.quantity == quantity), None) if ctx.record else None
             g = shown or grade_quantity(quantity, ctx.reading, self.spec, ctx.reference, ctx.note, ctx.policy)
-            # wrapped: feedback HTML and formgrader show outputs in a box that scrolls sideways, not wraps
-            show_text(
-                textwrap.fill(
-                    f"{g.points:.2f}/{g.max_points:g} points — {g.reason}", width=96, subsequent_indent="    ",
-                    break_long_words=False, break_on_hyphens=False,
-                )
-            )
+            show_text(grade_cell_text(g))  # what the fast batch's autograded notebook shows too
             return g.points
         rows, _ = checklist(self._reading(), self.spec)
         row = next(r for r in rows if r.quantity == quantity)

@@ -151,7 +151,8 @@ class SlurmRunner:
 
     def grade(self, work: ShardWork, progress: Progress | None) -> tuple[list[ShardResult], dict[int, str]]:
         ex = _executor(self.settings, self.course, self.settings.grade_gres, None)
-        args = [(work.root, work.assignment, work.policy_json, items, work.force) for items in work.shards]
+        args = [(work.root, work.assignment, work.policy_json, items, work.force, work.autograded)
+                for items in work.shards]
         outcomes, failed = run_with_retry(ex, jobs.grade_shard, args, self.settings.poll_s, "shards", progress)
         return [None if o is None else (o, None) for o in outcomes], failed
 

@@ -99,3 +99,33 @@ def test_same_record_on_both_paths(both, name):
     ]
     check = CASES[name][1] if name in CASES else FS_CASES[name][1]
     assert check(a, RecordStore(native.records).load("04_fusion", "base"))
+
+
+def _graded_cells(nb: dict) -> list[tuple[str | None, str, str, str]]:
+    """(grade_id, cell id, source, what a graded test cell printed) of every cell, in notebook order; cell
+    ids only of nbgrader's cells (a student's own cell gets a fresh one on each path). Only test cells'
+    outputs: the fast batch runs no kernel, so the other cells have none."""
+    out = []
+    for cell in nb["cells"]:
+        meta = cell.get("metadata", {}).get("nbgrader") or {}
+        gid = meta.get("grade_id")
+        src = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        printed = "".join(
+            "".join(o["text"]) if isinstance(o.get("text"), list) else o.get("text", "")
+            for o in cell.get("outputs", []) if o.get("output_type") == "stream"
+        )
+        out.append((gid, cell["id"] if gid else "", src, printed if meta.get("grade") else ""))
+    return out
+
+
+@pytest.mark.parametrize("name", ["base", *SUBSET])
+def test_same_autograded_notebook_on_both_paths(both, name):
+    """formgrader and generate_feedback read autograded/: the fast batch writes the notebook nbgrader's
+    kernel left, for the cells that matter (answers, test cells and the points they print)."""
+    native, fast, _ = both
+    path = f"autograded/{name}/04_fusion/04_fusion.ipynb"
+    a = json.loads((native.root / path).read_text(encoding="utf-8"))
+    b = json.loads((fast.root / path).read_text(encoding="utf-8"))
+    assert _graded_cells(a) == _graded_cells(b)
+    assert [c["cell_type"] for c in a["cells"]] == [c["cell_type"] for c in b["cells"]]
+    assert (fast.root / path).stat().st_mode & 0o777 == (native.root / path).stat().st_mode & 0o777 == 0o444

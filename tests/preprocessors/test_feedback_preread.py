@@ -2,8 +2,8 @@
 GenerateFeedback with the course's config) below the instructor's comment, unless the course withholds it;
 in formgrader's submission view (nbgrader's formgrade template and exporter) in full under the answer.
 
-A synthetic student is graded by the fast batch (the gradebook rows both paths write); the submitted
-notebook stands in for autograded/ (which the feedback renders); the gradebook is read, never changed."""
+A synthetic student is graded by the fast batch (the gradebook rows both paths write, and the autograded/
+notebook the feedback and formgrader render); the gradebook is read, never changed."""
 
 from __future__ import annotations
 
@@ -44,10 +44,9 @@ def graded(tmp_path_factory, course_template):
     source = nbformat.read(str(root / "source/04_fusion/04_fusion.ipynb"), as_version=4)
     nb = make_submission(release, spec, ref, PERSONAS[0], seed=3, start=datetime(2026, 11, 28, tzinfo=timezone.utc),
                          solutions=solution_texts(source, spec))
-    for sub in ("submitted", "autograded"):  # the notebook stands in for nbgrader autograde's output
-        folder = root / sub / STUDENT / "04_fusion"
-        folder.mkdir(parents=True)
-        nbformat.write(nb, str(folder / "04_fusion.ipynb"))
+    folder = root / "submitted" / STUDENT / "04_fusion"
+    folder.mkdir(parents=True)
+    nbformat.write(nb, str(folder / "04_fusion.ipynb"))
     result = grade_class(course, "04_fusion", GradingPolicy(), workers=1)
     assert not result.failed
     record: SubmissionGrade = result.records[0]
