@@ -217,3 +217,35 @@ def test_no_autograded_writes_none(graded, tmp_path):
         (root / "records" / A / f"{sorted(records)[0]}.json").read_text(encoding="utf-8"))
     assert record.total == records[sorted(records)[0]].total
     assert os.path.isdir(root / "records" / A)
+
+
+def test_a_real_formgrader_server_serves_every_submission(graded, tmp_path):
+    """nbgrader's own formgrader (a `jupyter lab` server with the course as its root, no browser): the
+    submission list and each submission's page, rendered by its SubmissionHandler from autograded/."""
+    import urllib.request
+
+    from nbgrader.api import Gradebook
+
+    from tests.browser.conftest import LabServer
+
+    course, records = graded
+    server = LabServer("instructor", course.root, tmp_path / "home")
+    (server.home / ".jupyter").mkdir(parents=True)
+    server.start()
+    try:
+        server.wait_ready()
+        with urllib.request.urlopen(server.at(f"/formgrader/api/submitted_notebooks/{A}/{A}"), timeout=60) as r:
+            listed = {s["student"] for s in json.loads(r.read())}
+        assert listed == set(records)
+        with Gradebook(CourseSettings.load(course.root).db_url) as gb:
+            ids = {s: gb.find_submission_notebook(A, A, s).id for s in records}
+        for student, record in records.items():
+            with urllib.request.urlopen(server.at(f"/formgrader/submissions/{ids[student]}/"), timeout=60) as r:
+                assert r.status == 200
+                text = _text(r.read().decode("utf-8"))
+            for p in record.predictions:
+                assert " ".join(grade_cell_text(p).split()) in text, (student, p.grade_id)
+            for e in record.explanations:
+                assert f"Autograder on {e.grade_id}" in text and e.comment in text, (student, e.grade_id)
+    finally:
+        server.stop()
