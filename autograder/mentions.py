@@ -1,7 +1,7 @@
 """What a sentence of an explanation is about: the variant it names and the case (dtype, size) it names.
 
-The pre-reader judges "eager moves 67 MB" against the eager variant's traffic, and "at 2^26 the fused kernel
-moves 268 MB" against the case 2^26, not the cell's own case. A workload says how its variants and cases
+The pre-reader judges "eager moves 20 MB" against the eager variant's traffic, and "at 2^22 the fused kernel
+moves 40 MB" against the case 2^22, not the cell's own case. A workload says how its variants and cases
 are written (:attr:`Workload.variant_words`, :meth:`Workload.mentions`); the helpers here read the
 spellings every lesson shares (dtype names, powers of two) so a lesson only adds its own.
 """

@@ -1,7 +1,7 @@
 """Which variant and which case each stated number is about.
 
-"Eager launches 4 kernels and moves 268 MB; the fused kernel moves 67 MB" states 268 MB of eager and 67 MB
-of the fused kernel; "at 2^26 the fused kernel moves 268 MB" is about 2^26. The rules, in order:
+"Eager launches 3 kernels and moves 60 MB; the fused kernel moves 20 MB" states 60 MB of eager and 20 MB
+of the fused kernel; "at 2^22 the fused kernel moves 40 MB" is about 2^22. The rules, in order:
 
 - a variant named inside the number ("one fused kernel") or right after it ("0.31 FLOP/B unfused",
   "41 µs for the library kernel");
@@ -9,11 +9,11 @@ of the fused kernel; "at 2^26 the fused kernel moves 268 MB" is about 2^26. The 
   but, while, whereas, against, versus, compared to, instead of); a variant right after "than" is what
   the sentence compares with, not its subject, and is skipped;
 - else, if no variant precedes it in the clause: none when the clause opens with a contrast word; else the
-  one variant named earlier in the sentence (a pronoun: "it moves 268 MB"); none if several were;
+  one variant named earlier in the sentence (a pronoun: "it moves 60 MB"); none if several were;
 - "both"/"either" name none on purpose; "from X to Y" reads X as the before-value of a change.
 - the case is the cell's, updated by every case mention before the number (sizes carry across sentences:
   "At 2^12 ... . In GPU time ..."; "here" and "at this size" return to the cell's case), or one right
-  after it ("67 MB at 2^26"). A partly named case is completed from the measured cases that agree.
+  after it ("20 MB at 2^22"). A partly named case is completed from the measured cases that agree.
 
 Pure functions over the text and the workload's spellings.
 """
@@ -47,11 +47,11 @@ _THAN = re.compile(
     r"\b(?:than|as|like|unlike|vs\.?|versus|against|compared (?:to|with))\s+(?:the\s+|that of\s+|for\s+)?$", re.I
 )
 #: between a number and the variant it is said of: "41 µs for the library kernel", "0.31 FLOP/B unfused",
-#: "7.1 µs for the four eager kernels"
+#: "7 µs for the three eager kernels"
 _RIGHT_AFTER = re.compile(
     r"^\s*(?:\(\s*)?(?:(?:for|of|in|on|by|with|from)\s+)?(?:the\s+|an?\s+|a single\s+|one\s+)?"
     r"(?:\d+\s+|(?:two|three|four|five|six|seven|eight)\s+)?$", re.I)
-#: a variant that labels the number: "eager: 11 µs", "eager's 27 µs", "compiled = 41 µs"
+#: a variant that labels the number: "eager: 11 µs", "eager's 27 µs", "compiled = 9 µs"
 _LABELS = re.compile(r"^(?:\s*[:=–(]|['’]s)\s*(?:~|≈|about\s+|only\s+|just\s+)?$", re.I)
 #: words that bring a sentence back to the cell's own case
 _HERE = re.compile(r"\b(?:here|at this size|in this case|for this case|this shape|this size)\b", re.I)
@@ -158,8 +158,8 @@ def _variant(num: Stated, text: str, names: list[Mention], sentence: tuple[int, 
 def _complete(params: dict[str, ParamValue], named: Mapping[str, ParamValue], last: Mapping[str, ParamValue],
               known: Sequence[Mapping[str, ParamValue]]) -> dict[str, ParamValue]:
     """A case whose other parameters are left over from an earlier sentence, completed from the measured
-    cases that agree with what this sentence names ("at 4096 columns" in a sweep of R x C = 2^24), or
-    failing that with the latest mention alone."""
+    cases that agree with what this sentence names ("at 4096 columns" in a sweep whose rows shrink as its
+    columns grow), or failing that with the latest mention alone."""
     if not known or any(dict(k) == params for k in known):
         return params
     for wanted in (named, last):
@@ -193,7 +193,7 @@ def _params(num: Stated, text: str, case: Mapping[str, ParamValue], cases: list[
         if _CASE_TAIL.match(between) or (not before_here and not _CLAUSE_CONTRAST.search(between)):
             if m.params is None:
                 params, named = dict(case), {}
-            else:  # with the mentions right after it: "at 2^24 fp16"
+            else:  # with the mentions right after it: "at 2^22 fp16"
                 end = m.start
                 for n in (c for c in cases if c.start >= m.start and c.params):
                     if not re.fullmatch(r"[\s,/]*(?:in|and)?[\s,/]*", text[end:n.start]):
@@ -207,7 +207,7 @@ def _params(num: Stated, text: str, case: Mapping[str, ParamValue], cases: list[
 
 
 _CLAUSE_CONTRAST = re.compile(r"[;]|\b(?:but|while|whereas|instead)\b", re.I)
-#: "67 MB at 2^26", "51 TFLOP/s for plain fp32", "266 µs of GPU time at 2^26": a few words, then the case
+#: "20 MB at 2^22", "50 TFLOP/s for plain fp32", "90 µs of GPU time at 2^22": a few words, then the case
 _CASE_TAIL = re.compile(
     r"^(?!.*\b(?:and|or|but|as|than|like|vs|versus|while|whereas|against)\b)(?!.*[,;])"
     r"\s*(?:\(\s*)?(?:[a-zA-Z-]+\s+){0,3}?(?:at|for|in|with|on|of)?\s*(?:[a-zA-Z-]+\s+){0,2}$", re.I

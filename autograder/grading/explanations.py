@@ -2,7 +2,7 @@
 reference *in the context the sentence gives it* (variant, dtype, size), and suggest a score.
 
 The instructor still grades the cell in formgrader; this writes what was found as a comment. A number
-that is right for another variant or case than the one its sentence names ("eager moves 67 MB", where 67 MB
+that is right for another variant or case than the one its sentence names ("eager moves 20 MB", where 20 MB
 is the fused traffic) is a misattribution and earns nothing; restating the problem's input sizes is
 recognised but earns nothing on its own, so a wrong conclusion cannot be rescued by quoting them.
 Pure functions: text in, findings out.

@@ -17,13 +17,13 @@ from ..workload import Fact
 __all__ = ["Candidate", "FactBook", "fact_book"]
 
 
-#: a per-kernel figure counts only where the sentence speaks per kernel ("each eager kernel moves 67 MB")
+#: a per-kernel figure counts only where the sentence speaks per kernel ("each eager kernel moves 20 MB")
 EACH = r"\b(?:each|every|per (?:kernel|launch|pass|op(?:eration)?)|one of)\b"
 #: the L2 size only where the sentence speaks of the cache (else 64 MB of traffic would "match" a 60 MB L2)
 CACHE = r"\b(?:l2|cache[sd]?)\b"
 
 
-#: a device's ceiling only where the sentence speaks of one (else "the multiply runs at 4 TB/s" would match it)
+#: a device's ceiling only where the sentence speaks of one (else "this kernel runs at 4 TB/s" would match it)
 CEILING = r"roofline|peak|copy|ceiling|theoretical|spec|hbm|limit|max|ridge|balance|knee|machine|(?:%|per\s?cent) of"
 
 #: a share of the copy roofline, or of the matmul peak, only where the sentence says which
@@ -110,7 +110,7 @@ class FactBook:
         if ref is None:
             return []
         dev = ref.device.name
-        # this case, and the same case in other dtypes (for "tf32 is 7.8x faster than float32 at n = 4096")
+        # this case, and the same case in other dtypes (for "fp16 is 2x faster than fp32 at this size")
         rest = {k: v for k, v in params.items() if k != "dtype"}
         peers = [m for m in ref.measurements if {k: v for k, v in m.case.params.items() if k != "dtype"} == rest]
         here = [m for m in peers if dict(m.case.params) == params]

@@ -188,7 +188,7 @@ _CARRY = re.compile(
     r"(?:against|vs\.?|versus|compared (?:to|with)|to|and|or|→|->)\s+" + _APPROX + _N + _NOT_A_VALUE,
     re.I,
 )
-# after a ratio, a sentence that lists more of them by case: "at 2^12: 0.78; at 2^24: 0.85", "it's 4.1"
+# after a ratio, a sentence that lists more of them by case: "at 2^12: 0.8; at 2^20: 1.5", "it's 2.9"
 _LISTED = re.compile(
     r"(?:#[#\s]*|[(,]|\b(?:it's|it is|is|was|got|get|gets|reached|reaches|measured|gives?|gave))\s*[:,]?\s*"
     + _APPROX + _N + _NOT_A_VALUE, re.I

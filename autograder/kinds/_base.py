@@ -19,6 +19,7 @@ __all__ = [
     "Args",
     "Band",
     "Kind",
+    "LogRatioScored",
     "Measurements",
     "OneCaseArgs",
     "OneCaseKind",
@@ -249,3 +250,15 @@ def log_ratio_score(q: Quantity, value: float, measured: float, spread: float) -
 def _show(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+class LogRatioScored(Kind):
+    """A kind whose values are positive numbers on a log scale (ratios, sizes, fractions of a peak): scored
+    on |log(predicted / measured)| by :func:`log_ratio_score`, its calibration band :func:`log_ratio_band`."""
+
+    def score(self, q: Quantity, value: float | str, ref: QuantityValue) -> Score:
+        assert isinstance(value, float)
+        return log_ratio_score(q, value, ref.ratio, ref.log_spread)
+
+    def band(self, q: Quantity, ref: QuantityValue) -> Band:
+        return log_ratio_band(q, ref.ratio, ref.log_spread)

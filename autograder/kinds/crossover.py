@@ -11,7 +11,12 @@ from typing import Any
 from pydantic import Field
 
 from ..records import Case, DeviceFingerprint, ParamValue, Quantity, QuantityValue
-from ._base import Args, Band, Kind, Measurements, Score, log_ratio_band, log_ratio_score, positive_number
+from ._base import (
+    Args,
+    LogRatioScored,
+    Measurements,
+    positive_number,
+)
 
 
 class CrossoverArgs(Args):
@@ -26,7 +31,7 @@ class CrossoverArgs(Args):
     above: bool = True
 
 
-class CrossoverKind(Kind):
+class CrossoverKind(LogRatioScored):
     name = "crossover"
     fact_kind = None
     Args = CrossoverArgs
@@ -125,13 +130,6 @@ class CrossoverKind(Kind):
 
     def check(self, q: Quantity, value: object) -> tuple[float | str | None, str | None]:
         return positive_number(q, value, self.asks_for, 1.0, 2.0**48, "size", "1 and 2^48")
-
-    def score(self, q: Quantity, value: float | str, ref: QuantityValue) -> Score:
-        assert isinstance(value, float)
-        return log_ratio_score(q, value, ref.ratio, ref.log_spread)
-
-    def band(self, q: Quantity, ref: QuantityValue) -> Band:
-        return log_ratio_band(q, ref.ratio, ref.log_spread)
 
     def show(self, value: float | str) -> str:
         return f"{value:,.0f}" if isinstance(value, float) else str(value)

@@ -6,7 +6,13 @@ from __future__ import annotations
 from typing import Literal
 
 from ..records import DeviceFingerprint, Measurement, ParamValue, Quantity, QuantityValue
-from ._base import Band, Measurements, OneCaseArgs, OneCaseKind, Score, log_ratio_band, log_ratio_score, positive_number
+from ._base import (
+    LogRatioScored,
+    Measurements,
+    OneCaseArgs,
+    OneCaseKind,
+    positive_number,
+)
 
 
 class PeakFractionArgs(OneCaseArgs):
@@ -27,7 +33,7 @@ def device_peak(fp: DeviceFingerprint | None, key: str) -> float | None:
     return peaks.get(key)
 
 
-class PeakFractionKind(OneCaseKind):
+class PeakFractionKind(LogRatioScored, OneCaseKind):
     name = "peak_fraction"
     fact_kind = "fraction"
     Args = PeakFractionArgs
@@ -80,13 +86,6 @@ class PeakFractionKind(OneCaseKind):
         if problem and isinstance(value, (int, float)) and 1.5 < float(value) <= 150:
             problem += f" — write {float(value) / 100:g} for {float(value):g}%"
         return (None, problem) if problem else (v, None)
-
-    def score(self, q: Quantity, value: float | str, ref: QuantityValue) -> Score:
-        assert isinstance(value, float)
-        return log_ratio_score(q, value, ref.ratio, ref.log_spread)
-
-    def band(self, q: Quantity, ref: QuantityValue) -> Band:
-        return log_ratio_band(q, ref.ratio, ref.log_spread)
 
     def show(self, value: float | str) -> str:
         return f"{100 * value:.0f}% of peak" if isinstance(value, float) else str(value)

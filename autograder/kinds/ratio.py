@@ -7,7 +7,12 @@ from typing import TYPE_CHECKING
 from pydantic import Field
 
 from ..records import Case, DeviceFingerprint, ParamValue, Quantity, QuantityValue
-from ._base import Args, Band, Kind, Measurements, Score, log_ratio_band, log_ratio_score, positive_number
+from ._base import (
+    Args,
+    LogRatioScored,
+    Measurements,
+    positive_number,
+)
 
 if TYPE_CHECKING:
     from ..workload import Workload
@@ -44,7 +49,7 @@ def measured_ratio(slow: Case, fast: Case, method: str, ms: Measurements) -> tup
     return a.stats.median / b.stats.median, a.stats.log_half_iqr + b.stats.log_half_iqr
 
 
-class RatioKind(Kind):
+class RatioKind(LogRatioScored):
     name = "ratio"
     Args = RatioArgs
     asks_for = "the speedup as a factor"
@@ -81,10 +86,3 @@ class RatioKind(Kind):
             "1e-4 and 1e4",
             "is a ratio of two times and must be positive",
         )
-
-    def score(self, q: Quantity, value: float | str, ref: QuantityValue) -> Score:
-        assert isinstance(value, float)
-        return log_ratio_score(q, value, ref.ratio, ref.log_spread)
-
-    def band(self, q: Quantity, ref: QuantityValue) -> Band:
-        return log_ratio_band(q, ref.ratio, ref.log_spread)
