@@ -10,7 +10,7 @@ anything but bytes when a byte unit follows it. Pure functions: text in, finding
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 __all__ = ["Reading", "Stated", "extract"]
@@ -203,7 +203,9 @@ _BOUND = re.compile(
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\-*•\d])|\n\s*\n|\n(?=\s*[-*•]\s)")
 
 
-def _listed_ratios(text: str, found: list[Stated], taken: list[tuple[int, int]], add) -> None:  # type: ignore[no-untyped-def]
+def _listed_ratios(
+    text: str, found: list[Stated], taken: list[tuple[int, int]], add: Callable[[Stated], None]
+) -> None:
     """In a sentence that states a ratio, later bare numbers listed by case are ratios too."""
     sentences = [(0, len(text))]
     if text:
