@@ -73,6 +73,10 @@ def test_grade_and_report(course):
         assert " ".join(e.comment.split()) in out
     assert "explain_headline (2.50/3 from the instructor)" in out
     assert "instructor's comment: [bold]Bytes[/bold], yes." in out  # printed as written, not read as markup
+    # a mistyped student is one line naming who has records, exit 2
+    r = runner.invoke(app, ["report", "04_fusion", "--course", str(course), "--student", "nobody"])
+    assert r.exit_code == 2 and "Traceback" not in r.output and r.output.count("\n") == 1
+    assert "no record of 04_fusion for 'nobody'; students with records:" in r.output
 
 
 def test_public_api_is_lazy_and_complete():
@@ -122,3 +126,4 @@ def test_a_typo_in_the_assignment_name_suggests_the_lesson(repo):
     r = runner.invoke(app, ["bench", "04_fusoin", "--course", str(repo), "--device", "cpu"])
     out = " ".join(r.output.split())
     assert r.exit_code == 2 and "did you mean 04_fusion?" in out and "Traceback" not in out
+

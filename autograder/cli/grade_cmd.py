@@ -119,8 +119,11 @@ def report(
     if student:
         r = next((r for r in records if r.student == student), None)
         if r is None:
-            console.print(f"no record for {student}")
-            raise typer.Exit(1)
+            names = sorted(x.student for x in records)
+            shown = ", ".join(names[:5]) + (f", … ({len(names)} in all)" if len(names) > 5 else "")
+            console.print(f"error: no record of {assignment} for {student!r}; students with records: {shown}",
+                          markup=False, highlight=False, soft_wrap=True)
+            raise typer.Exit(2)
         print_student(console, r, _manual_marks(c, r))
         return
     _print_summary(records)
