@@ -199,6 +199,11 @@ def measure_peaks(device: torch.device, copy_gbps: float) -> dict[str, float]:
 
 
 def fingerprint(device: torch.device) -> DeviceFingerprint:
+    """The device, its software and its measured ceilings (the GPU brought to steady clocks first: an idle
+    H200 starts at 345 MHz, and a peak measured on the way up is low)."""
+    from .clocks import bring_to_steady
+
+    bring_to_steady(device)
     gbps, nbytes = copy_bandwidth(device)
     peaks = measure_peaks(device, gbps)
     try:

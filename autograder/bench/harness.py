@@ -17,9 +17,10 @@ import torch
 
 from ..errors import BenchmarkError
 from ..records import Case, Measurement, Method, ParamValue, summarize
-from ..workload import Workload
+from ..workload import Work, Workload
+from .clocks import ClockState, bring_to_steady, sm_clock_mhz
 from .launches import profile_kernels
-from .timing import L2Flusher, TimingPolicy, gpu_time, wall_per_call
+from .timing import HostSetup, L2Flusher, TimingPolicy, gpu_time, pinned_host, wall_per_call
 
 __all__ = ["METHODS", "Harness"]
 
@@ -31,7 +32,10 @@ class Harness:
     device: torch.device
     l2_bytes: int | None = None
     policy: TimingPolicy = field(default_factory=TimingPolicy)
+    #: bring the GPU to steady clocks before each point (autograder.bench.clocks)
+    steady_clocks: bool = True
     _flusher: L2Flusher | None = field(default=None, init=False, repr=False)
+    last_clocks: ClockState | None = field(default=None, init=False, repr=False)
 
     @property
     def flusher(self) -> L2Flusher:
@@ -59,6 +63,8 @@ class Harness:
         x = workload.inputs(params, self.device)
         first: Any = None
         out: list[Measurement] = []
+        if self.steady_clocks and self.device.type == "cuda":
+            self.last_clocks = bring_to_steady(self.device)
         for variant in variants:
             ctx = workload.prepare(variant, params)
             with ctx() if ctx is not None else contextlib.nullcontext():
@@ -84,30 +90,37 @@ class Harness:
         work = workload.work(case.variant, case.params)
         prof = profile_kernels(fn, x)
         out = []
-        for method in methods:
-            if method == "wall_per_call":
-                samples = wall_per_call(fn, x, self.policy, self.flusher, work.footprint)
-                k = 1
-                l2 = (
-                    "flushed before each call"
-                    if self.flusher.needed(work.footprint)
-                    else ("not flushed (working set exceeds L2)" if self.device.type == "cuda" else "cpu")
-                )
-            else:
-                samples, k, l2 = gpu_time(fn, x, self.policy, self.l2_bytes, work.footprint)
-            out.append(
-                Measurement(
-                    case=case,
-                    method=method,
-                    samples_ms=[round(s, 6) for s in samples],
-                    calls_per_sample=k,
-                    stats=summarize(samples),
-                    bytes_moved=work.bytes_moved,
-                    flops=work.flops,
-                    launches=prof[0] if prof else work.launches,
-                    launches_source="profiler" if prof else "model",
-                    profiler_kernel_ms=round(prof[1], 6) if prof else None,
-                    l2_policy=l2,
-                )
-            )
+        with pinned_host(self.device, self.policy) as host:
+            for method in methods:
+                out.append(self._time_one(fn, x, case, method, work, prof, host))
         return out
+
+    def _time_one(
+        self, fn: Any, x: tuple[Any, ...], case: Case, method: Method, work: Work, prof: Any, host: HostSetup
+    ) -> Measurement:
+        """One method's samples of one variant, with the host setup and the SM clock they ran under."""
+        if method == "wall_per_call":
+            samples, k = wall_per_call(fn, x, self.policy, self.flusher, work.footprint)
+            l2 = (
+                "flushed before each call"
+                if self.flusher.needed(work.footprint)
+                else ("not flushed (working set exceeds L2)" if self.device.type == "cuda" else "cpu")
+            )
+        else:
+            samples, k, l2 = gpu_time(fn, x, self.policy, self.l2_bytes, work.footprint)
+        return Measurement(
+            case=case,
+            method=method,
+            samples_ms=[round(s, 6) for s in samples],
+            calls_per_sample=k,
+            stats=summarize(samples),
+            bytes_moved=work.bytes_moved,
+            flops=work.flops,
+            launches=prof[0] if prof else work.launches,
+            launches_source="profiler" if prof else "model",
+            profiler_kernel_ms=round(prof[1], 6) if prof else None,
+            l2_policy=l2,
+            pinned_cpu=host.pinned_cpu,
+            threads=host.threads,
+            sm_clock_mhz=sm_clock_mhz(self.device),
+        )

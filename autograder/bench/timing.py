@@ -8,20 +8,30 @@ rotated over enough buffers that the working set does not sit in L2.  On CPU the
 split; K back-to-back calls divided by K.
 
 Both repeat until the spread is small or a time cap is hit, keeping every raw sample.
+
+Both run under :func:`pinned_host`: the timing thread pinned to one core of the process's allowed set
+(the last one), and on a CPU torch's intra-op threads fixed (to one, by default).  Measured on an H200
+host, an unpinned compiled call's per-call wall time moved between 62 and 315 µs from one fresh process
+to the next while pinned ones stayed within 62–64 µs (benchmarks/gpu_probe_dispatch.py); on the 2-core CI
+machine a threaded CPU op landed on 4/8 ms scheduler steps (a 2048² clone: 8.0 ms with 2 threads, 1.7 ms
+with one).  On a CPU each sample also holds enough back-to-back calls to last ``cpu_min_sample_ms``, so
+the timer and the scheduler resolve it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import torch
 
 from ..records import summarize
 
-__all__ = ["L2Flusher", "TimingPolicy", "gpu_time", "sample_until_stable", "wall_per_call"]
+__all__ = ["HostSetup", "L2Flusher", "TimingPolicy", "gpu_time", "pinned_host", "sample_until_stable", "wall_per_call"]
 
 Fn = Callable[..., object]
 Inputs = tuple[torch.Tensor, ...]
@@ -37,11 +47,53 @@ class TimingPolicy:
     graph_target_ms: float = 2.0
     max_graph_calls: int = 256
     rotate_factor: float = 4.0  # rotated buffers span this many L2 sizes
+    pin_thread: bool = True  # pin the timing thread to one core while timing
+    cpu_threads: int | None = 1  # torch intra-op threads while timing on a CPU (None: leave as is)
+    cpu_min_sample_ms: float = 2.0  # on a CPU, back-to-back calls per sample until a sample lasts this long
 
     @classmethod
     def quick(cls) -> TimingPolicy:
         """For CI and notebooks on a CPU: fewer samples, shorter caps."""
         return cls(warmup=2, min_samples=7, max_samples=60, target_iqr_rel=0.05, time_cap_s=0.6, max_graph_calls=16)
+
+
+@dataclass(frozen=True)
+class HostSetup:
+    """What :func:`pinned_host` fixed while timing (recorded with every measurement)."""
+
+    pinned_cpu: int | None
+    threads: int | None
+
+
+@contextlib.contextmanager
+def pinned_host(device: torch.device, policy: TimingPolicy) -> Iterator[HostSetup]:
+    """Pin the calling thread to one core (the highest of its allowed set) and, on a CPU, fix torch's
+    intra-op threads; restore both afterwards.  Where pinning is not possible (no sched_setaffinity) the
+    timing runs unpinned and the record says so (``pinned_cpu`` None)."""
+    before_aff: set[int] | None = None
+    core: int | None = None
+    if policy.pin_thread and hasattr(os, "sched_setaffinity"):
+        try:
+            before_aff = set(os.sched_getaffinity(0))
+            core = max(before_aff)
+            os.sched_setaffinity(0, {core})
+        except OSError:
+            before_aff, core = None, None
+    before_threads = torch.get_num_threads()
+    threads: int | None = None
+    if device.type == "cpu" and policy.cpu_threads is not None:
+        torch.set_num_threads(policy.cpu_threads)
+        threads = policy.cpu_threads
+    elif device.type == "cpu":
+        threads = before_threads
+    try:
+        yield HostSetup(pinned_cpu=core, threads=threads)
+    finally:
+        if threads is not None and threads != before_threads:
+            torch.set_num_threads(before_threads)
+        if before_aff is not None:
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(0, before_aff)
 
 
 class L2Flusher:
@@ -87,8 +139,10 @@ def _device(xs: Inputs) -> torch.device:
 
 def wall_per_call(
     fn: Fn, x: Inputs, policy: TimingPolicy, flusher: L2Flusher | None = None, working_set: int = 0
-) -> list[float]:
-    """ms per single call, dispatch included (flushing L2 before each when it would hold the data)."""
+) -> tuple[list[float], int]:
+    """(ms-per-call samples, calls per sample): on CUDA one call per sample, dispatch included (flushing
+    L2 before each when it would hold the data); on a CPU as many back-to-back calls as last
+    ``cpu_min_sample_ms`` (a CPU has no dispatch to separate, and one short call does not resolve)."""
     device = _device(x)
     for _ in range(policy.warmup):
         fn(*x)
@@ -108,14 +162,21 @@ def wall_per_call(
             end.record()
             end.synchronize()
             return float(start.elapsed_time(end))
-    else:
 
-        def take() -> float:
-            t0 = time.perf_counter()
+        return sample_until_stable(take, policy), 1
+
+    t0 = time.perf_counter()
+    fn(*x)
+    est_ms = (time.perf_counter() - t0) * 1e3
+    k = max(1, min(10_000, math.ceil(policy.cpu_min_sample_ms / max(est_ms, 1e-4))))
+
+    def take_cpu() -> float:
+        t = time.perf_counter()
+        for _ in range(k):
             fn(*x)
-            return (time.perf_counter() - t0) * 1e3
+        return (time.perf_counter() - t) * 1e3 / k
 
-    return sample_until_stable(take, policy)
+    return sample_until_stable(take_cpu, policy), k
 
 
 def _calls_for(est_ms: float, policy: TimingPolicy) -> int:
@@ -138,6 +199,7 @@ def gpu_time(
     k = _calls_for(est_ms, policy)
 
     if device.type != "cuda":
+        k = max(k, min(10_000, math.ceil(policy.cpu_min_sample_ms / max(est_ms, 1e-4))))
 
         def take_cpu() -> float:
             t = time.perf_counter()

@@ -97,7 +97,7 @@ class CrossoverKind(LogRatioScored):
         a = self.args(q)
         strict = a.values is not None
         scan = a.values if a.values is not None else self._measured_values(q, ms)
-        points: list[tuple[int, float]] = []
+        points: list[tuple[int, float, float]] = []
         for v in sorted(scan):
             sub = self._metric(q, v)
             val = kind_of(sub).derive(sub, ms, fp, device)
@@ -105,21 +105,28 @@ class CrossoverKind(LogRatioScored):
                 if strict:
                     return None
                 continue
-            points.append((v, val.ratio))
+            points.append((v, val.ratio, val.log_spread))
         sign = 1 if a.above else -1
-        for i, (v, m) in enumerate(points):
+        unit = math.log(2) if a.param.startswith("log2_") else 1.0
+        for i, (v, m, s) in enumerate(points):
             if sign * (m - a.threshold) < 0:
                 continue
             if i == 0:
+                # crossed before the first point: where exactly is unknown, half a step either way
                 k: float = v
                 step = points[1][0] - v if len(points) > 1 else 1
+                spread = 0.5 * step * unit
             else:
-                pv, pm = points[i - 1]
-                t = (math.log(a.threshold) - math.log(pm)) / (math.log(m) - math.log(pm)) if m != pm else 1.0
+                pv, pm, ps = points[i - 1]
+                slope = math.log(m) - math.log(pm)
+                t = (math.log(a.threshold) - math.log(pm)) / slope if m != pm else 1.0
                 k = pv + min(1.0, max(0.0, t)) * (v - pv)
-                step = v - pv
+                # The student's notebook interpolates the same way, so the interpolation is part of the
+                # quantity's definition; what can move the crossing between runs is the metric's noise at the
+                # two points, carried through the slope (a flat curve moves the crossing far).
+                noise = max(s, ps)
+                spread = min(0.5 * (v - pv) * unit, noise * (v - pv) * unit / abs(slope)) if slope else 0.5 * unit
             size = self._size(q, k)
-            spread = 0.5 * step * (math.log(2) if a.param.startswith("log2_") else 1.0)
             return QuantityValue(
                 quantity=q.id, value=round(size, 2), ratio=size, log_spread=spread, method=q.method, device=device
             )

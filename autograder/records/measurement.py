@@ -67,6 +67,11 @@ class Measurement(Record):
     profiler_kernel_ms: float | None = Field(default=None, description="summed kernel time, profiler")
     l2_policy: str = ""
     notes: str = ""
+    #: the host setup the timing ran under (autograder.bench.timing.pinned_host): the core the timing thread
+    #: was pinned to, torch's intra-op threads, and the GPU's SM clock read right after the samples
+    pinned_cpu: int | None = Field(default=None, description="host core the timing thread ran on")
+    threads: int | None = Field(default=None, ge=1, description="torch intra-op threads while timing")
+    sm_clock_mhz: int | None = Field(default=None, ge=0, description="GPU SM clock after the samples (NVML)")
 
     @field_validator("samples_ms")
     @classmethod
