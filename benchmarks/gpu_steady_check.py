@@ -1,0 +1,103 @@
+"""GPU check: every sweep point the harness measures is within 5 % of a best-of-N probe of the same case.
+
+    python benchmarks/gpu_steady_check.py OUTDIR [LESSON ...]       # on the GPU machine
+
+For each lesson (default: every folder of source/) and each point of its CUDA sweep, in one process: the
+harness measures the point as a reference run does (steady clocks first, pinned timing thread, gpu_time),
+then a probe times the same case again in a fresh CUDA graph, 30 replays, and keeps the *best* one.  A
+point passes when the harness median is within 5 % of the probe's best (a median measured while the GPU
+clocks were still low, or under throttling, sits far above it).  The SM clock is read after each.
+Writes OUTDIR/steady_check.md and .json; exits 1 if any point fails.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+LIMIT = 0.05
+PROBE = 30
+
+
+def check_lesson(lesson: str) -> list[dict[str, Any]]:
+    import torch
+
+    from autograder.bench.clocks import sm_clock_mhz
+    from autograder.bench.harness import Harness
+    from autograder.bench.runner import group_cases
+    from autograder.bench.timing import TimingPolicy, gpu_time, pinned_host
+    from autograder.spec import load_spec
+
+    dev = torch.device("cuda")
+    spec = load_spec(REPO / "source" / lesson)
+    wl = spec.workload
+    l2 = int(torch.cuda.get_device_properties(dev).L2_cache_size)
+    h = Harness(device=dev, l2_bytes=l2)
+    probe_policy = TimingPolicy(min_samples=PROBE, max_samples=PROBE, target_iqr_rel=0.0, time_cap_s=60.0)
+    rows = []
+    for params, variants in group_cases(spec.grid_cases("cuda")):
+        if not h.fits(wl, params, variants):
+            continue
+        ms = h.measure(wl, params, variants, methods=("gpu_time",))
+        x = wl.inputs(params, dev)
+        for m in ms:
+            v = m.case.variant
+            ctx = wl.prepare(v, params)
+            with ctx() if ctx is not None else contextlib.nullcontext():
+                fn = wl.build(v, params)
+                fn(*x)
+                with pinned_host(dev, probe_policy):
+                    samples, _, _ = gpu_time(fn, x, probe_policy, l2, wl.work(v, params).footprint)
+            best = min(samples)
+            off = m.median_ms / best - 1.0
+            rows.append(
+                {
+                    "lesson": lesson,
+                    "case": m.case.key,
+                    "harness_median_ms": round(m.median_ms, 6),
+                    "probe_best_ms": round(best, 6),
+                    "off": round(off, 4),
+                    "pass": abs(off) <= LIMIT,
+                    "sm_clock_harness": m.sm_clock_mhz,
+                    "sm_clock_probe": sm_clock_mhz(dev),
+                }
+            )
+            print(json.dumps(rows[-1]), flush=True)
+            del fn
+        del x
+    return rows
+
+
+def main(out: Path, lessons: list[str]) -> int:
+    out.mkdir(parents=True, exist_ok=True)
+    lessons = lessons or sorted(p.name for p in (REPO / "source").iterdir() if (p / "lesson.toml").exists())
+    rows = [r for lesson in lessons for r in check_lesson(lesson)]
+    bad = [r for r in rows if not r["pass"]]
+    worst = max((abs(r["off"]) for r in rows), default=0.0)
+    lines = [
+        f"# Steady-clock check: harness median vs best of {PROBE} probe replays (gpu_time), limit ±{LIMIT:.0%}",
+        "",
+        f"{len(rows) - len(bad)}/{len(rows)} sweep points pass; worst {worst:.1%}",
+        "",
+        "| lesson | case | harness median ms | probe best ms | off | SM MHz (harness / probe) | pass |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['lesson']} | `{r['case']}` | {r['harness_median_ms']:.4f} | {r['probe_best_ms']:.4f} | "
+            f"{r['off']:+.1%} | {r['sm_clock_harness']} / {r['sm_clock_probe']} | {'yes' if r['pass'] else 'NO'} |"
+        )
+    (out / "steady_check.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (out / "steady_check.json").write_text(json.dumps(rows, indent=1), encoding="utf-8")
+    print("\n".join(lines[:3]))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(Path(sys.argv[1]), sys.argv[2:]))
