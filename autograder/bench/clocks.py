@@ -102,8 +102,9 @@ class ClockState:
 def bring_to_steady(
     device: torch.device, min_s: float = 0.5, cap_s: float = 6.0, window: int = 4, tol_mhz: int = 15
 ) -> ClockState:
-    """Keep the GPU busy until the SM clock is steady: the last ``window`` readings (every ~50 ms) lie
-    within ``tol_mhz`` of each other after at least ``min_s`` of load, or ``cap_s`` has passed.
+    """Keep the GPU busy until the SM clock is steady: the last ``window`` readings (one per 20 multiplies,
+    a few ms apart) lie within ``tol_mhz`` of each other after at least ``min_s`` of load, or ``cap_s`` has
+    passed.
 
     The load is a bf16 matrix multiply chain, the kind of work that makes the GPU raise its clocks; the
     readings stay honest where NVML is missing (then it runs ``min_s`` of load and says so)."""

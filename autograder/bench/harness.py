@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +37,7 @@ class Harness:
     steady_clocks: bool = True
     _flusher: L2Flusher | None = field(default=None, init=False, repr=False)
     last_clocks: ClockState | None = field(default=None, init=False, repr=False)
+    _busy_at: float = field(default=-1e9, init=False, repr=False)
 
     @property
     def flusher(self) -> L2Flusher:
@@ -64,7 +66,9 @@ class Harness:
         first: Any = None
         out: list[Measurement] = []
         if self.steady_clocks and self.device.type == "cuda":
-            self.last_clocks = bring_to_steady(self.device)
+            # a GPU busy a moment ago is still at its clocks: a short top-up; after a pause, the full warm-up
+            recent = time.monotonic() - self._busy_at < 2.0
+            self.last_clocks = bring_to_steady(self.device, min_s=0.1 if recent else 0.5)
         for variant in variants:
             ctx = workload.prepare(variant, params)
             with ctx() if ctx is not None else contextlib.nullcontext():
@@ -79,6 +83,7 @@ class Harness:
                 out += self._time(workload, fn, x, Case(variant=variant, params=dict(params)), methods)
                 del fn
         del x, first
+        self._busy_at = time.monotonic()
         gc.collect()
         if self.device.type == "cuda":
             torch.cuda.empty_cache()
