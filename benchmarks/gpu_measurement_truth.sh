@@ -1,34 +1,40 @@
 #!/usr/bin/env bash
-# Issue "the answer key is what the student measures", on one GPU lease, in two calls of the device tool:
-#   bash benchmarks/gpu_measurement_truth.sh bench OUTDIR        every lesson's reference, 3 fresh processes
-#   bash benchmarks/gpu_measurement_truth.sh notebooks OUTDIR RUNS_DIR
-#        each released notebook run twice as a student, compared with the bench processes kept in RUNS_DIR
-#        (benchmarks/notebook_vs_bench.py), then the steady-clock check (benchmarks/gpu_steady_check.py)
-# On the device machine, repo root, wheels in .whl/ (pydantic, nbformat, nbclient, ipykernel, nbgrader).
+# The answer key is what the student measures, checked on one GPU lease (device tool calls of <= 10 min).
+#   bash benchmarks/gpu_measurement_truth.sh OUTDIR STEP...
+# STEP is one of
+#   bench:LESSON       `autograder bench LESSON --processes 3`, each process kept in runs/LESSON/
+#   notebooks:LESSON   the released notebook run twice as a student (benchmarks/notebook_vs_bench.py),
+#                      compared with the bench processes in runs/LESSON (this call's, or RUNS=DIR's)
+#   steady             benchmarks/gpu_steady_check.py over every lesson's sweep
+# Everything lands in OUTDIR/gpu-truth.tar.gz. On the device machine, repo root, wheels in .whl/.
 set -u
-phase=${1:?bench|notebooks}; out=${2:?OUTDIR}
+out=${1:?OUTDIR}; shift
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
 export PYTHONPATH=/tmp/site:$PWD PATH=/tmp/site/bin:$PATH PYTHONUNBUFFERED=1 COLUMNS=200 TORCHINDUCTOR_CACHE_DIR=/tmp/inductor
 work=$(mktemp -d)
+mkdir -p "$work/runs"
+[ -n "${RUNS:-}" ] && cp -r "$RUNS"/. "$work/runs/"
 {
   date -u
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.max.mem,power.limit --format=csv
   lscpu | grep -E "Model name|^CPU\(s\)"
   python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__, "cuda", torch.version.cuda)'
-  if [ "$phase" = bench ]; then
-    for lesson in 03_roofline 04_fusion 05_softmax; do
-      echo "=== $lesson"
-      mkdir -p "$work/runs/$lesson"
-      /usr/bin/time -f "$lesson bench: %e s wall (3 processes)" timeout 200 python3 -m autograder bench "$lesson" \
-        --processes 3 --out "$work/refs" --keep-runs "$work/runs/$lesson" --plot "$work/sweep-$lesson.png"
-      echo "$lesson bench exit: $?"
-    done
-  else
-    runs=${3:?RUNS_DIR}
-    timeout 420 python3 benchmarks/notebook_vs_bench.py "$work/nvb" --runs 2 --bench-runs "$runs"
-    echo "notebook_vs_bench exit: $?"
-    timeout 150 python3 benchmarks/gpu_steady_check.py "$work/steady"
-    echo "steady check exit: $?"
-  fi
-} 2>&1 | tee "$work/log-$phase.txt"
-tar -C "$work" -czf "$out/gpu-$phase.tar.gz" .
+  for step in "$@"; do
+    echo "=== $step"
+    case "$step" in
+      bench:*) lesson=${step#bench:}; rm -rf "$work/runs/$lesson"; mkdir -p "$work/runs/$lesson" "$work/refs"
+        /usr/bin/time -f "$lesson bench: %e s wall (3 processes)" timeout 240 python3 -m autograder bench "$lesson" \
+          --processes 3 --out "$work/refs" --keep-runs "$work/runs/$lesson" --plot "$work/sweep-$lesson.png"
+        echo "$lesson bench exit: $?" ;;
+      notebooks:*) lesson=${step#notebooks:}
+        timeout 400 python3 benchmarks/notebook_vs_bench.py "$work/nvb-$lesson" --runs 2 --lesson "$lesson" \
+          --bench-runs "$work/runs"
+        echo "$lesson notebooks exit: $?" ;;
+      steady) timeout 240 python3 benchmarks/gpu_steady_check.py "$work/steady"; echo "steady check exit: $?" ;;
+      *) echo "unknown step $step" ;;
+    esac
+  done
+  date -u
+} 2>&1 | grep --line-buffered -v "Online softmax\|split the reduction\|important use case\|softmax\.$\|warnings.warn\|^$" \
+  | tee "$work/log.txt"
+tar -C "$work" -czf "$out/gpu-truth.tar.gz" .
