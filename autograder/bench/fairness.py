@@ -14,12 +14,26 @@ from datetime import datetime, timezone
 
 from ..grading.policy import GradingPolicy
 from ..grading.scoring import grade_prediction
-from ..records import Prediction
-from ..records.reference import FairnessCheck, FairnessItem
+from ..records import Prediction, Quantity, QuantityValue
+from ..records.reference import FairnessCheck, FairnessItem, ReferenceRun
 from ..spec import LessonSpec
 from .merge import ProcessValues, merge_quantity, value_of
 
-__all__ = ["fairness_check", "fairness_lines"]
+__all__ = ["MAX_BAND", "band_factor", "fairness_check", "fairness_lines"]
+
+#: no graded quantity's full-credit band may be wider than this either way: a band that wide gives full
+#: marks to predictions that disagree about the lesson's point, so the question must change instead
+MAX_BAND = 1.5
+
+
+def band_factor(q: Quantity, spread: float) -> float:
+    """How far either way of the reference a prediction still earns full credit (a direction: how large a
+    change still reads as "same"), the reference's spread included."""
+    if q.kind == "direction":
+        return math.exp(math.log1p(q.tolerance.dead_band) + spread)
+    if q.kind == "count":
+        return 1.0
+    return math.exp(q.tolerance.full_log + spread)
 
 
 def _fmt(v: float | str) -> str:
@@ -27,9 +41,16 @@ def _fmt(v: float | str) -> str:
 
 
 def fairness_check(
-    procs: Sequence[ProcessValues], spec: LessonSpec, device_key: str, device_name: str
+    procs: Sequence[ProcessValues],
+    spec: LessonSpec,
+    device_key: str,
+    device_name: str,
+    previous: ReferenceRun | None = None,
 ) -> FairnessCheck:
-    """Grade every process's own values against the reference merged from the others (leave-one-out)."""
+    """Grade every process's own values against the reference merged from the others (leave-one-out);
+    refuse a quantity whose full-credit band is wider than :data:`MAX_BAND`; and, given the reference
+    stored before for this device (``previous``), grade each side's values against the other: two runs
+    minutes apart must agree too, or the machine is not measuring steadily enough to be graded on."""
     if len(procs) < 2:
         return FairnessCheck(
             passed=False,
@@ -71,7 +92,45 @@ def fairness_check(
                     f"{q.id}: {held.label}'s own {_fmt(own)} against the others' {_fmt(ref.value)} earns "
                     f"{100 * frac:.0f}%, {why}"
                 )
+    for q in spec.quantities:
+        ref = merge_quantity(q, procs, device_key)
+        if ref is None:
+            continue
+        wide = band_factor(q, ref.log_spread)
+        if wide > MAX_BAND:
+            failures.append(
+                f"{q.id}: its full-credit band would be {wide:.2f}× either way (wider than {MAX_BAND}×): the "
+                "processes disagree too much for the answer to mean something; ask it at another size, "
+                "statistic or as a direction rather than widen the band"
+            )
+        if previous is not None and q.id in previous.quantities:
+            failures += _drift(q, spec, previous, ref, device_name, policy, now)
     return FairnessCheck(passed=not failures, processes=len(procs), items=items, failures=failures)
+
+
+def _drift(
+    q: Quantity,
+    spec: LessonSpec,
+    previous: ReferenceRun,
+    now_ref: QuantityValue,
+    device_name: str,
+    policy: GradingPolicy,
+    at: datetime,
+) -> list[str]:
+    """The stored reference's value graded against this run's, and this run's against the stored one."""
+    old = previous.quantities[q.id]
+    out: list[str] = []
+    for mine, theirs, what in ((old, now_ref, "the stored reference's"), (now_ref, old, "this run's")):
+        pred = Prediction(quantity=q.id, value=mine.value, because="drift check", at=at, seq=0)
+        frac = grade_prediction(q, spec.grade_ids[q.id], pred, theirs, device_name, policy).fraction
+        if frac < 1.0:
+            out.append(
+                f"{q.id}: {what} {_fmt(mine.value)} earns {100 * frac:.0f}% against {_fmt(theirs.value)} "
+                f"(stored {previous.created_at:%Y-%m-%d %H:%M} UTC vs measured now): two runs apart disagree, so "
+                "this machine is not measuring steadily; re-measure when it is quiet (or --accept-unfair)"
+            )
+            break
+    return out
 
 
 def fairness_lines(check: FairnessCheck) -> list[str]:

@@ -160,7 +160,11 @@ def bench(
             measured = _measure_processes(processes, assignment, c.root, str(dev), quick, sizes, keep_runs)
         labels = [f"process {i + 1}" for i in range(len(measured))]
     merged = merge_runs(measured, spec, labels)
-    check = fairness_check(process_values(measured, labels), spec, merged.device.key, merged.device.name)
+    store = ReferenceStore(out or c.references)
+    previous = store.load(assignment, merged.device.key) if merged.device.key in store.devices(assignment) else None
+    check = fairness_check(
+        process_values(measured, labels), spec, merged.device.key, merged.device.name, previous=previous
+    )
     policy = CourseSettings.load(c.root).policy
     graded_on = merged.device.key == policy.device_of_record or (
         merged.device.kind == "cuda" and policy.use_student_gpu
@@ -169,7 +173,6 @@ def bench(
         check = check.model_copy(update={"accepted_by_instructor": True})
     merged = merged.model_copy(update={"fairness": check})
     candidate = graded_on and not check.passed and not accept_unfair
-    store = ReferenceStore(out or c.references)
     path = store.save(merged, candidate=candidate)
     print_table(console, reference_table(merged))
     print_table(console, quantity_table(merged))
