@@ -467,7 +467,16 @@ class Lesson:
         cases = self.spec.grid_cases(kind, self.spec.substitute(kind, fixed_params))
         groups = group_cases(cases)
         if not groups:
-            raise PredictionError(f"no sweep of this lesson on {kind} matches {fixed_params}")
+            known = self.spec.grid_cases(kind)
+            has = "; ".join(
+                f"{k} " + ", ".join(sorted({str(c.params[k]) for c in known if k in c.params}))
+                for k in fixed_params
+            )
+            show_text(
+                f"✘ nothing to sweep on this {kind.upper()}: the lesson's [sweep.{kind}] has no case at "
+                f"{render_params(fixed_params, short=False, sep=', ')} (it sweeps {has or 'nothing'})."
+            )
+            return
         if not self._may_reveal(cases):
             return
         variants = [v for v in wl.variants if any(v in vs for _, vs in groups)]
