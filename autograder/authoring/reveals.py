@@ -133,9 +133,8 @@ def reveal_order(spec: LessonSpec, cells: list[dict[str, Any]]) -> list[Finding]
                 predicted.add(step)
                 continue
             if not step.parsed:
-                out.append(
-                    Finding("error", f"cell {cell.name}: cannot tell what {step.text} shows: write its arguments as literals")
-                )
+                what = f"cell {cell.name}: cannot tell what {step.text} shows"
+                out.append(Finding("error", f"{what}: write its arguments as literals"))
                 continue
             try:
                 revealed = _revealed(spec, step)
@@ -144,12 +143,12 @@ def reveal_order(spec: LessonSpec, cells: list[dict[str, Any]]) -> list[Finding]
                 continue
             early = [q for q in revealed if q not in predicted and q in anywhere]
             if early:
-                where = " and ".join(f'L.predict("{q}", ...)' for q in early)
+                where = ", ".join(f'L.predict("{q}", ...)' for q in early)
                 out.append(
                     Finding(
                         "error",
                         f"cell {cell.name}: {step.text} reveals {', '.join(early)} before it is predicted: "
-                        f"move the cell with {where} above it",
+                        f"move {where} above it",
                     )
                 )
     return out
@@ -238,7 +237,8 @@ def _judge_run(spec: LessonSpec, cells: list[Any]) -> list[Finding]:
     for i, cell in enumerate(cells):
         if cell.get("cell_type") != "code":
             continue
-        name = names[i].name if i in names else cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or f"#{i + 1}"
+        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        name = names[i].name if i in names else gid or f"#{i + 1}"
         text, shown, chains, errors = _outputs(cell)
         copies += chains
         _, chain = verify_chains(copies) if copies else (None, [])

@@ -134,7 +134,7 @@ class Lesson:
         self,
         kind: str,
         quantity: str,
-        value: float | str,
+        value: float | str | None,
         because: str | None = None,
         meta: dict[str, str] | None = None,
     ) -> LedgerEntry:
@@ -320,7 +320,7 @@ class Lesson:
         committed = committed_predictions(self.chain)
         missing = [q.id for q in self.spec.revealed_by(self._kind, cases) if q.id not in committed]
         if missing:
-            cells = " and ".join(f'L.predict("{q}", …)' for q in missing)
+            cells = ", ".join(f'L.predict("{q}", …)' for q in missing)
             show_text(
                 "✋ not measured yet: this would reveal "
                 + ", ".join(missing)
@@ -328,7 +328,8 @@ class Lesson:
                 + ("s" if len(missing) > 1 else "")
                 + f" first (in the {cells} cell"
                 + ("s" if len(missing) > 1 else "")
-                + ": replace None, run it), then run this cell again."
+                + (": replace None, run them), then run this cell again." if len(missing) > 1
+                   else ": replace None, run it), then run this cell again.")
             )
             return False
         return True
@@ -354,7 +355,9 @@ class Lesson:
             meta = {**self._setup(), "method": q.method}
             if v is None:
                 own = {c.key for c in kind.cases(q)}
-                part = sorted({render_params(c.params, short=False, sep=", ") for c in shown if c.key in own or not own})
+                part = sorted(
+                    {render_params(c.params, short=False, sep=", ") for c in shown if c.key in own or not own}
+                )
                 self._append("measurement", q.id, None, meta={**meta, "shown": "; ".join(part)[:500]})
                 lines.append(f"  sealed {q.id}: you have seen part of it (a prediction changed now is a revision)")
                 continue
