@@ -320,16 +320,12 @@ class Lesson:
         committed = committed_predictions(self.chain)
         missing = [q.id for q in self.spec.revealed_by(self._kind, cases) if q.id not in committed]
         if missing:
+            many = len(missing) > 1
             cells = ", ".join(f'L.predict("{q}", …)' for q in missing)
             show_text(
-                "✋ not measured yet: this would reveal "
-                + ", ".join(missing)
-                + ", which you have not predicted. Commit your prediction"
-                + ("s" if len(missing) > 1 else "")
-                + f" first (in the {cells} cell"
-                + ("s" if len(missing) > 1 else "")
-                + (": replace None, run them), then run this cell again." if len(missing) > 1
-                   else ": replace None, run it), then run this cell again.")
+                f"✋ not measured yet: this would reveal {', '.join(missing)}, which you have not predicted. "
+                f"Commit your prediction{'s' if many else ''} first (in the {cells} cell{'s' if many else ''}: "
+                f"replace None, run {'them' if many else 'it'}), then run this cell again."
             )
             return False
         return True

@@ -173,3 +173,28 @@ def test_a_shown_half_is_sealed_and_a_later_change_is_a_revision(lesson_dir, cap
     assert committed_predictions(L.chain)["fp32_vs_fp16@2^24"].revised_after_measurement
     rows, _ = checklist(L._reading(), L.spec)
     assert next(r for r in rows if r.quantity == "fp32_vs_fp16@2^24").state == "revised"
+
+
+def test_a_lesson_declares_what_else_reveals_a_quantity(lesson_dir, capsys):
+    """[reveals] in lesson.toml: here the 2^16 point gives the 2^12 per-call speedup away."""
+    from autograder.errors import LessonSpecError
+    from autograder.spec import load_spec
+
+    toml = lesson_dir / "lesson.toml"
+    base = toml.read_text(encoding="utf-8")
+    toml.write_text(base + '\n[reveals]\n"wall_speedup@fp16,2^12" = [{ dtype = "float16", log2_n = 16 }]\n',
+                    encoding="utf-8")
+    L = Lesson.load(lesson_dir)
+    L.measure("float16", 16)
+    out = capsys.readouterr().out
+    assert "this would reveal wall_speedup@fp16,2^12, which you have not predicted" in out
+    L.predict("wall_speedup@fp16,2^12", 0.8, because="dispatch-bound")
+    L.measure("float16", 16)
+    out = capsys.readouterr().out
+    assert "work model" in out and "sealed wall_speedup@fp16,2^12: you have seen part of it" in out
+    toml.write_text(base + '\n[reveals]\n"no_such" = [{ log2_n = 16 }]\n', encoding="utf-8")
+    with pytest.raises(LessonSpecError, match=r"\[reveals\] names unknown quantities: \['no_such'\]"):
+        load_spec(lesson_dir)
+    toml.write_text(base + '\n[reveals]\n"wall_speedup@fp16,2^12" = [{ size = 16 }]\n', encoding="utf-8")
+    assert any("[reveals] 'wall_speedup@fp16,2^12'" in p and "unknown: ['size']" in p
+               for p in load_spec(lesson_dir).problems())
