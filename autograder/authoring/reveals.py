@@ -252,7 +252,8 @@ def _judge_run(spec: LessonSpec, cells: list[Any]) -> list[Finding]:
                     Finding(
                         "error",
                         f"cell {name}: Run All on the blank release displayed measurements that reveal "
-                        f"{', '.join(leaked)} with no prediction committed: move its L.predict cell above this one",
+                        f"{', '.join(leaked)} with no prediction committed: remove what makes L.measure / L.sweep "
+                        "show them unasked",
                     )
                 )
         refusals = text.count(REFUSAL)
@@ -261,7 +262,7 @@ def _judge_run(spec: LessonSpec, cells: list[Any]) -> list[Finding]:
             for step in names[i].steps:
                 if isinstance(step, ShowCall) and step.parsed:
                     try:
-                        wanted += bool(_revealed(spec, step))
+                        wanted += bool(set(_revealed(spec, step)) - set(committed))
                     except AutograderError:
                         continue
         if wanted and refusals < wanted and not errors:
@@ -280,7 +281,7 @@ def _judge_run(spec: LessonSpec, cells: list[Any]) -> list[Finding]:
             Finding(
                 "error",
                 f"Run All on the blank release sealed a measurement of {qid} before any prediction of it: "
-                "move its L.predict cell above every cell that measures it",
+                "measure only through L.measure / L.sweep, after its L.predict cell",
             )
         )
     return out

@@ -131,10 +131,11 @@ def test_run_all_catches_a_lesson_whose_measurements_bypass_the_refusal(lessons,
     findings = [str(f) for f in executed_reveals(folder)]
     assert (
         "error: cell measure: Run All on the blank release displayed measurements that reveal copies@fp32, "
-        "launches, fp32_vs_fp16 with no prediction committed: move its L.predict cell above this one"
+        "launches, fp32_vs_fp16 with no prediction committed: remove what makes L.measure / L.sweep show them "
+        "unasked"
     ) in findings
     assert (
         "error: Run All on the blank release sealed a measurement of copies@fp32 before any prediction of it: "
-        "move its L.predict cell above every cell that measures it"
+        "measure only through L.measure / L.sweep, after its L.predict cell"
     ) in findings
     assert any("ran a measurement that reveals unpredicted quantities without refusing it" in f for f in findings)
