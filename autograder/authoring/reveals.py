@@ -10,6 +10,7 @@ prediction, every display of a revealing measurement must be refused, and nothin
 from __future__ import annotations
 
 import ast
+import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -221,7 +222,7 @@ def executed_reveals(folder: str | Path, timeout: int = 600) -> list[Finding]:
             nb, timeout=timeout, kernel_name="python3", allow_errors=True, resources={"metadata": {"path": str(work)}}
         )
         try:
-            client.execute()
+            client.execute(stderr=subprocess.DEVNULL)  # the kernel's own start-up warnings are not findings
         except Exception as exc:  # a kernel that dies or a cell past the timeout: one line, not a traceback
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
             return [Finding("error", f"Run All on the blank release did not finish: {type(exc).__name__}: {first}")]
