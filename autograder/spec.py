@@ -86,6 +86,9 @@ class LessonSpec(Record):
     grade_ids: dict[str, str] = Field(description="quantity id -> grade_id of its test cell")
     explanations: list[ExplanationSpec] = Field(default_factory=list)
     devices: dict[DeviceKind, DeviceSettings] = Field(default_factory=dict)
+    #: quantity id -> shown cases that reveal it besides those its kind derives it from: each a partial
+    #: case (parameters, optionally ``variant``) that any shown case matching it reveals
+    reveals: dict[str, list[dict[str, ParamValue]]] = Field(default_factory=dict)
     folder: Path | None = Field(default=None, exclude=True)
 
     @model_validator(mode="after")
@@ -103,6 +106,9 @@ class LessonSpec(Record):
         dup = sorted({g for g in gids if gids.count(g) > 1})
         if dup:
             raise ValueError(f"grade ids used twice: {dup}")
+        unknown = set(self.reveals) - set(ids)
+        if unknown:
+            raise ValueError(f"[reveals] names unknown quantities: {sorted(unknown)}")
         return self
 
     def quantity(self, qid: str) -> Quantity:
@@ -156,6 +162,19 @@ class LessonSpec(Record):
                     out[c.key] = c
         return list(out.values())
 
+    def revealed_by(self, device_kind: DeviceKind, cases: list[Case]) -> list[Quantity]:
+        """The quantities (as ``device_kind`` runs them) that showing ``cases`` reveals: every case a
+        quantity's kind derives it from (:meth:`Kind.reveals`), plus the lesson's ``[reveals]``."""
+        from .kinds import kind_of
+
+        dev = self.devices.get(device_kind)
+        out = []
+        for q in self.for_device(device_kind).quantities:
+            declared = [dev.apply(r) if dev is not None else r for r in self.reveals.get(q.id, [])]
+            if kind_of(q).reveals(q, cases) or any(_matches(r, c) for r in declared for c in cases):
+                out.append(q)
+        return out
+
     def cases(self, device_kind: DeviceKind) -> list[Case]:
         """Every case the reference measures on this kind of device: the sweep plus each quantity's."""
         from .kinds import kind_of
@@ -189,6 +208,16 @@ class LessonSpec(Record):
                 bad = set(g.variants or []) - set(wl.variants)
                 if bad:
                     out.append(f"sweep.{kind}: unknown variants {sorted(bad)}")
+        for qid, partials in self.reveals.items():
+            for r in partials:
+                unknown = set(r) - set(wl.params) - {"variant"}
+                if unknown or not r:
+                    out.append(
+                        f"[reveals] {qid!r}: {r} must name some of {['variant', *wl.params]}"
+                        + (f" (unknown: {sorted(unknown)})" if unknown else "")
+                    )
+                elif r.get("variant", wl.variants[0]) not in wl.variants:
+                    out.append(f"[reveals] {qid!r}: unknown variant {r['variant']!r} (the workload has {wl.variants})")
         for e in self.explanations:
             if set(e.case) != set(wl.params):
                 out.append(f"explanation {e.grade_id}: case {e.case} does not set exactly {list(wl.params)}")
@@ -197,6 +226,11 @@ class LessonSpec(Record):
     @property
     def max_points(self) -> float:
         return sum(q.points for q in self.quantities) + sum(e.points for e in self.explanations)
+
+
+def _matches(partial: dict[str, ParamValue], case: Case) -> bool:
+    """Whether ``case`` is one that a ``[reveals]`` entry (some parameters, optionally a variant) names."""
+    return all(case.variant == v if k == "variant" else case.params.get(k) == v for k, v in partial.items())
 
 
 def _order(name: str, value: ParamValue) -> tuple[str, int, float, str]:

@@ -144,8 +144,22 @@ def _references(spec: LessonSpec, references: Path, device_of_record: str) -> li
     ]
 
 
-def lint_lesson(folder: str | Path, references: str | Path, device_of_record: str) -> list[Finding]:
-    """Every problem of the lesson in ``folder`` (``source/NAME``), errors first."""
+def _reveal_order(spec: LessonSpec, path: Path) -> list[Finding]:
+    """Each measurement cell after the prediction cells of what it reveals (``reveals.reveal_order``)."""
+    from .reveals import reveal_order
+
+    try:
+        cells = [c for c in json.loads(path.read_text(encoding="utf-8"))["cells"] if isinstance(c, dict)]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []  # _notebook says why
+    return reveal_order(spec, cells)
+
+
+def lint_lesson(
+    folder: str | Path, references: str | Path, device_of_record: str, execute: bool = False
+) -> list[Finding]:
+    """Every problem of the lesson in ``folder`` (``source/NAME``), errors first. ``execute``: also run
+    the blank release top to bottom in a kernel here (``reveals.executed_reveals``)."""
     folder = Path(folder)
     try:
         spec = load_spec(folder)
@@ -155,5 +169,10 @@ def lint_lesson(folder: str | Path, references: str | Path, device_of_record: st
     out += _tolerances(spec)
     nb = folder / spec.notebook
     out += _notebook(spec, nb) if nb.is_file() else [Finding("error", f"no notebook {spec.notebook} in {folder}")]
+    out += _reveal_order(spec, nb) if nb.is_file() else []
+    if execute and nb.is_file() and not any(f.level == "error" for f in out):
+        from .reveals import executed_reveals
+
+        out += executed_reveals(folder)
     out += _references(spec, Path(references), device_of_record)
     return sorted(out, key=lambda f: f.level != "error")

@@ -31,11 +31,19 @@ def lint(
     name: Annotated[str, typer.Argument(help="Lesson (assignment) name: a folder under source/.")],
     course: CourseOpt = Path("."),
     strict: Annotated[bool, typer.Option(help="Treat warnings (e.g. no reference yet) as errors.")] = False,
+    execute: Annotated[
+        bool,
+        typer.Option(
+            help="Also run the blank release top to bottom (Run All) in a Jupyter kernel here and check that "
+            "nothing unpredicted is shown or sealed (about half a minute)."
+        ),
+    ] = False,
 ) -> None:
     """Check that lesson.toml, workload.py and the notebook agree: one line per problem.
 
     Every quantity needs a prediction cell and a graded cell, grade ids must be unique and present,
-    tolerances sane, and a reference must exist for the device of record. Exit 1 on errors."""
+    tolerances sane, every measure/sweep cell after the predictions of what it reveals, and a reference
+    must exist for the device of record. Exit 1 on errors."""
     from ..authoring import lint_lesson
     from ..config import CourseSettings
     from ..errors import LessonSpecError
@@ -49,11 +57,12 @@ def lint(
             "run from the course folder or pass -C COURSE"
         )
     device = CourseSettings.load(c.root).policy.device_of_record
-    findings = lint_lesson(folder, c.references, device)
+    findings = lint_lesson(folder, c.references, device, execute=execute)
     for f in findings:
         console.print(f"{name}: {f}", highlight=False, soft_wrap=True)
     errors = [f for f in findings if f.level == "error" or strict]
     if not findings:
-        console.print(f"{name}: OK (spec, workload, notebook and the {device} reference agree)")
+        ran = "; Run All on the blank release shows nothing unpredicted" if execute else ""
+        console.print(f"{name}: OK (spec, workload, notebook and the {device} reference agree{ran})")
     if errors:
         raise typer.Exit(1)

@@ -75,7 +75,9 @@ def checklist(reading: SubmissionReading, spec: LessonSpec) -> tuple[list[CheckR
             note = (
                 "measured: not yet"
                 if m is None
-                else f"you measured {m.value if isinstance(m.value, str) else kind.show(float(m.value or 0))}"
+                else "you have seen part of it"
+                if m.value is None
+                else f"you measured {m.value if isinstance(m.value, str) else kind.show(float(m.value))}"
             )
             rows.append(CheckRow(q.id, "committed", shown, note))
     return rows, problems

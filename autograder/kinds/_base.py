@@ -103,6 +103,14 @@ class Kind:
         keys = {c.key for c in self.cases(q)}
         return any(c.key in keys for c in cases)
 
+    def reveals(self, q: Quantity, cases: Iterable[Case]) -> bool:
+        """Whether showing ``cases`` reveals this quantity: any case it is derived from, not only all of
+        them (both sides of a direction, the baseline of a cross-dtype ratio, any point of a crossover's
+        sweep), since one side read with the device's ceilings or the other side is enough to guess it.
+        A lesson adds more in ``lesson.toml`` (``[reveals]``); the notebook shows nothing it reveals before
+        it is predicted."""
+        return self.touched_by(q, cases)
+
     def derive(self, q: Quantity, ms: Measurements, fp: DeviceFingerprint | None, device: str) -> QuantityValue | None:
         """The quantity's value on this device, or None when what it needs was not measured."""
         raise NotImplementedError

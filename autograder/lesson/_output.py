@@ -6,10 +6,15 @@ from typing import Any
 
 from ..records import LEDGER_MIME, LedgerEntry
 
-__all__ = ["ledger_bundle", "show_ledger", "show_text"]
+__all__ = ["SHOWN_KEY", "ledger_bundle", "show_ledger", "show_text"]
 
 
-def _display(bundle: dict[str, Any]) -> bool:
+#: output metadata key under which a measurement display lists the cases it shows (what
+#: ``autograder lint --execute`` reads back from an executed notebook)
+SHOWN_KEY = "autograder_shown"
+
+
+def _display(bundle: dict[str, Any], metadata: dict[str, Any] | None = None) -> bool:
     try:
         from IPython import get_ipython
         from IPython.display import display
@@ -17,7 +22,7 @@ def _display(bundle: dict[str, Any]) -> bool:
         return False
     if get_ipython() is None:
         return False
-    display(bundle, raw=True)
+    display(bundle, raw=True, metadata=metadata)
     return True
 
 
@@ -27,9 +32,12 @@ def ledger_bundle(lesson_id: str, chain: list[LedgerEntry], text: str) -> dict[s
     return {LEDGER_MIME: {"lesson": lesson_id, "chain": [e.model_dump(mode="json") for e in chain]}, "text/plain": text}
 
 
-def show_ledger(lesson_id: str, chain: list[LedgerEntry], text: str) -> None:
+def show_ledger(
+    lesson_id: str, chain: list[LedgerEntry], text: str, shown: dict[str, Any] | None = None
+) -> None:
+    """``shown``: for a measurement, the device kind and cases it displays (kept in the output's metadata)."""
     bundle = ledger_bundle(lesson_id, chain, text)
-    if not _display(bundle):
+    if not _display(bundle, {SHOWN_KEY: shown} if shown is not None else None):
         print(text)
 
 

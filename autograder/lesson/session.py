@@ -134,7 +134,7 @@ class Lesson:
         self,
         kind: str,
         quantity: str,
-        value: float | str,
+        value: float | str | None,
         because: str | None = None,
         meta: dict[str, str] | None = None,
     ) -> LedgerEntry:
@@ -312,56 +312,52 @@ class Lesson:
     def _may_reveal(self, cases: list[Case]) -> bool:
         """Refuse a measurement that would show a quantity nobody has predicted yet.
 
-        Measuring first and committing afterwards would mark the prediction as made after measuring (and
-        cost credit), so the numbers are not shown at all: the student commits, then runs the cell again.
-        Run All with the predictions still empty therefore costs nothing.  A quantity is revealed when this
-        measurement completes the cases it is derived from (or, for one that scans a sweep, touches it)."""
-        from ..kinds import kind_of
-
+        A quantity is revealed by any case it is derived from (both sides of a direction, the baseline of
+        a ratio, any point of a crossover's sweep) and by what the lesson's ``[reveals]`` adds
+        (:meth:`LessonSpec.revealed_by`), whatever was measured before: so no half of a comparison is
+        shown before it is predicted, in this kernel or another. Nothing is shown then: the student
+        commits, then runs the cell again, and Run All with the predictions still empty costs nothing."""
         committed = committed_predictions(self.chain)
-        measured = {m.case.key for ms in self._measurements.values() for m in ms}
-        new = {c.key for c in cases}
-        missing = []
-        for q in self.spec.for_device(self._kind).quantities:
-            if q.id in committed:
-                continue
-            kind = kind_of(q)
-            needs = {c.key for c in kind.cases(q)}
-            if (needs and needs & new and needs <= measured | new) or (not needs and kind.touched_by(q, cases)):
-                missing.append(q.id)
+        missing = [q.id for q in self.spec.revealed_by(self._kind, cases) if q.id not in committed]
         if missing:
+            many = len(missing) > 1
+            cells = ", ".join(f'L.predict("{q}", …)' for q in missing)
             show_text(
-                "✋ not measured yet: this would reveal "
-                + ", ".join(missing)
-                + ", which you have not predicted. Commit your prediction"
-                + ("s" if len(missing) > 1 else "")
-                + " first (in "
-                + ("each one's" if len(missing) > 1 else "its")
-                + ' L.predict("…") cell: replace None, run that cell), then run this cell again.'
+                f"✋ not measured yet: this would reveal {', '.join(missing)}, which you have not predicted. "
+                f"Commit your prediction{'s' if many else ''} first (in the {cells} cell{'s' if many else ''}: "
+                f"replace None, run {'them' if many else 'it'}), then run this cell again."
             )
             return False
         return True
 
-    def _record_quantities(self, touched: list[Case]) -> list[str]:
+    def _shown(self, cases: list[Case]) -> dict[str, Any]:
+        """What a measurement display shows, for its output's metadata (read by ``autograder lint``)."""
+        unique = {c.key: c for c in cases}
+        return {"device_kind": self._kind, "cases": [c.model_dump(mode="json") for c in unique.values()]}
+
+    def _record_quantities(self, shown: list[Case]) -> list[str]:
+        """Seal every quantity the shown cases reveal: its value where this kernel has measured all it is
+        derived from, else what was shown of it (``value`` None, ``meta.shown``): a prediction changed
+        after seeing part of a quantity is a revision after measurement too."""
         from ..bench.derive import quantity_value
         from ..kinds import Measurements, kind_of
 
         index = Measurements(m for ms in self._measurements.values() for m in ms)
         lines = []
-        for q in self.spec.for_device(self._kind).quantities:
+        for q in self.spec.revealed_by(self._kind, shown):
             kind = kind_of(q)
-            if not kind.touched_by(q, touched):
-                continue
             fp = self._fingerprint() if kind.name in ("peak_fraction", "crossover") else None
             v = quantity_value(q, index, self._device_key, fp)
+            meta = {**self._setup(), "method": q.method}
             if v is None:
+                own = {c.key for c in kind.cases(q)}
+                part = sorted(
+                    {render_params(c.params, short=False, sep=", ") for c in shown if c.key in own or not own}
+                )
+                self._append("measurement", q.id, None, meta={**meta, "shown": "; ".join(part)[:500]})
+                lines.append(f"  sealed {q.id}: you have seen part of it (a prediction changed now is a revision)")
                 continue
-            self._append(
-                "measurement",
-                q.id,
-                v.value,
-                meta={**self._setup(), "method": q.method},
-            )
+            self._append("measurement", q.id, v.value, meta=meta)
             lines.append(f"  measured {q.id} = {kind.show(v.value)}")
         return lines
 
@@ -451,7 +447,7 @@ class Lesson:
         )
         lines.append(f"kernels counted: {counted} ({source}); achieved (gpu_time): {rates}")
         lines += self._record_quantities([m.case for m in ms])
-        show_ledger(self.spec.id, self.chain, "\n".join(lines))
+        show_ledger(self.spec.id, self.chain, "\n".join(lines), self._shown([m.case for m in ms]))
 
     def sweep(self, *args: ParamValue, **fixed: ParamValue) -> None:
         """The size sweep of this device (to the memory-bound regime on a GPU), both timing methods, at
@@ -470,7 +466,16 @@ class Lesson:
         cases = self.spec.grid_cases(kind, self.spec.substitute(kind, fixed_params))
         groups = group_cases(cases)
         if not groups:
-            raise PredictionError(f"no sweep of this lesson on {kind} matches {fixed_params}")
+            known = self.spec.grid_cases(kind)
+            has = "; ".join(
+                f"{k} " + ", ".join(sorted({str(c.params[k]) for c in known if k in c.params}))
+                for k in fixed_params
+            )
+            show_text(
+                f"✘ nothing to sweep on this {kind.upper()}: the lesson's [sweep.{kind}] has no case at "
+                f"{render_params(fixed_params, short=False, sep=', ')} (it sweeps {has or 'nothing'})."
+            )
+            return
         if not self._may_reveal(cases):
             return
         variants = [v for v in wl.variants if any(v in vs for _, vs in groups)]
@@ -498,7 +503,7 @@ class Lesson:
                 )
             lines.append(row)
         lines += self._record_quantities(touched)
-        show_ledger(self.spec.id, self.chain, "\n".join(lines))
+        show_ledger(self.spec.id, self.chain, "\n".join(lines), self._shown(touched))
 
     # ------------------------------------------------------------------ grading and checking
     def _reading(self) -> SubmissionReading:

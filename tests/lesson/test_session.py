@@ -136,11 +136,65 @@ def test_check_says_when_the_notebook_was_not_saved(lesson_dir, repo):
     assert r.exit_code == 1 and "the notebook file is not saved" in out and "notebook OK" not in out
 
 
-def test_a_measurement_that_completes_nothing_unpredicted_runs(lesson_dir, capsys):
-    """fp16 at 2^24 is half of the fp32-vs-fp16 direction: measuring it reveals only what was predicted."""
+def test_half_of_a_direction_is_not_shown_before_the_direction_is_predicted(lesson_dir, capsys):
+    """fp16 at 2^24 is one side of the fp32-vs-fp16 direction, fp32 at 2^24 the other: either reveals it,
+    whatever was measured before (the old rule let fp32 through while fp16 had not been measured)."""
     L = Lesson.load(lesson_dir)
+    L.measure("float32", 24)  # Run All on the blank notebook: nothing committed
+    out = capsys.readouterr().out
+    assert "✋ not measured yet: this would reveal fp32_vs_fp16@2^24, which you have not predicted" in out
+    assert 'L.predict("fp32_vs_fp16@2^24", …) cell' in out and "work model" not in out
     L.predict("gpu_speedup@fp16,2^24", 3.9, because="4x less traffic")
     L.predict("wall_speedup@fp16,2^24", 1.0, because="dispatch-bound")
+    capsys.readouterr()
     L.measure("float16", 24)
     out = capsys.readouterr().out
-    assert "not measured yet" not in out and "gpu_time" in out
+    assert "would reveal fp32_vs_fp16@2^24," in out and "work model" not in out
+    assert [e.kind for e in L.chain] == ["genesis", "prediction", "prediction"]
+
+
+def test_a_shown_half_is_sealed_and_a_later_change_is_a_revision(lesson_dir, capsys):
+    """What is shown is sealed even when the quantity cannot be derived yet (its other side unmeasured)."""
+    from autograder.grading.checklist import checklist
+    from autograder.ledger import committed_predictions
+
+    L = Lesson.load(lesson_dir)
+    L.predict("fp32_vs_fp16@2^24", "same", because="both memory-bound")
+    L.measure("float32", 24)  # belongs to no other quantity: shown
+    out = capsys.readouterr().out
+    assert "work model" in out and "sealed fp32_vs_fp16@2^24: you have seen part of it" in out
+    sealed = [e for e in L.chain if e.kind == "measurement"]
+    assert [(e.quantity, e.value) for e in sealed] == [("fp32_vs_fp16@2^24", None)]
+    assert "float32" in sealed[0].meta["shown"] and "2^24" in sealed[0].meta["shown"]
+    rows, _ = checklist(L._reading(), L.spec)
+    row = next(r for r in rows if r.quantity == "fp32_vs_fp16@2^24")
+    assert row.state == "committed" and row.note == "you have seen part of it"
+    L.predict("fp32_vs_fp16@2^24", "higher", because="fp32 gave a big speedup")
+    assert committed_predictions(L.chain)["fp32_vs_fp16@2^24"].revised_after_measurement
+    rows, _ = checklist(L._reading(), L.spec)
+    assert next(r for r in rows if r.quantity == "fp32_vs_fp16@2^24").state == "revised"
+
+
+def test_a_lesson_declares_what_else_reveals_a_quantity(lesson_dir, capsys):
+    """[reveals] in lesson.toml: here the 2^16 point gives the 2^12 per-call speedup away."""
+    from autograder.errors import LessonSpecError
+    from autograder.spec import load_spec
+
+    toml = lesson_dir / "lesson.toml"
+    base = toml.read_text(encoding="utf-8")
+    toml.write_text(base + '\n[reveals]\n"wall_speedup@fp16,2^12" = [{ dtype = "float16", log2_n = 16 }]\n',
+                    encoding="utf-8")
+    L = Lesson.load(lesson_dir)
+    L.measure("float16", 16)
+    out = capsys.readouterr().out
+    assert "this would reveal wall_speedup@fp16,2^12, which you have not predicted" in out
+    L.predict("wall_speedup@fp16,2^12", 0.8, because="dispatch-bound")
+    L.measure("float16", 16)
+    out = capsys.readouterr().out
+    assert "work model" in out and "sealed wall_speedup@fp16,2^12: you have seen part of it" in out
+    toml.write_text(base + '\n[reveals]\n"no_such" = [{ log2_n = 16 }]\n', encoding="utf-8")
+    with pytest.raises(LessonSpecError, match=r"\[reveals\] names unknown quantities: \['no_such'\]"):
+        load_spec(lesson_dir)
+    toml.write_text(base + '\n[reveals]\n"wall_speedup@fp16,2^12" = [{ size = 16 }]\n', encoding="utf-8")
+    assert any("[reveals] 'wall_speedup@fp16,2^12'" in p and "unknown: ['size']" in p
+               for p in load_spec(lesson_dir).problems())
