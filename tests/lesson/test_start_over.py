@@ -23,11 +23,11 @@ from autograder.records import LEDGER_MIME
 from autograder.sample.execute import copy_lesson_files
 from autograder.sample.fill import fill_predictions
 
-GPU, WALL, SMALL, FP32 = "gpu_speedup@fp16,2^24", "wall_speedup@fp16,2^24", "wall_speedup@fp16,2^12", "fp32_vs_fp16@2^24"
+GPU, WALL, SMALL, FP32 = "gpu_speedup@fp16,2^24", "wall_speedup@fp32,2^28", "wall_2^20_vs_2^28@fp16", "fp32_vs_fp16@2^24"
 FIRST = {
     GPU: (3.9, "fused moves 2·N·s bytes instead of 8·N·s"),
-    WALL: (1.0, "dispatch-bound per call"),
-    SMALL: (0.8, "8 KB is launch overhead"),
+    WALL: (3.7, "at 2^28 the kernels outlast dispatch"),
+    SMALL: ("lower", "2 MB is launch overhead"),
     FP32: ("same", "both dtypes are memory-bound"),
 }
 
@@ -36,12 +36,13 @@ def _cell(nb, grade_id):
     return next(i for i, c in enumerate(nb.cells) if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
 
 
-def _refill(nb, i, answers):
-    """The prediction cell ``i`` back to its released stubs, then filled with ``answers``."""
+def _refill(nb, i, answers, clear=()):
+    """The prediction cell ``i`` back to its released stubs, then filled with ``answers`` (``clear``: left
+    as stubs, not committed)."""
     import re
 
     src = nb.cells[i].source
-    for q in answers:
+    for q in [*answers, *clear]:
         src = re.sub(r'("' + re.escape(q) + r'",\s*\n\s*)(.*?), because=(".*?"|\'.*?\'),',
                      lambda m: m.group(1) + 'None, because="",  # <- your prediction', src, count=1)
     tmp = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(src)])
@@ -60,26 +61,32 @@ def started_over(tmp_path_factory, course_template):
     work = copy_lesson_files(course / "release/04_fusion", tmp_path_factory.mktemp("student"))
     nb = nbformat.read(str(course / "release/04_fusion/04_fusion.ipynb"), as_version=4)
     assert fill_predictions(nb, FIRST) == []
-    setup, headline, measure, small, fp32, status = (
-        _cell(nb, g) for g in ("setup", "predict_headline", "measure_headline", "predict_small", "predict_fp32", "status")
+    setup, headline, measure, small, fp32, measure32, status = (
+        _cell(nb, g)
+        for g in ("setup", "predict_headline", "measure_headline", "predict_small", "predict_fp32", "measure_fp32",
+                  "status")
     )
     # the student's own cell, added below the setup cell
     nb.cells.insert(setup + 1, nbformat.v4.new_code_cell('L.start_over(because="I ran my cells out of order")'))
     restart = setup + 1
-    headline, measure, small, fp32, status = (i + 1 for i in (headline, measure, small, fp32, status))
+    headline, measure, small, fp32, measure32, status = (
+        i + 1 for i in (headline, measure, small, fp32, measure32, status)
+    )
     client = NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=True,
                             resources={"metadata": {"path": str(work)}})
     with client.setup_kernel():
-        for i in (setup, headline, small, fp32, measure):  # predicted, then measured the headline
+        for i in (setup, headline, small, fp32, measure, measure32):  # predicted, then measured 2^24 twice
             client.execute_cell(nb.cells[i], i)
         client.execute_cell(nb.cells[restart], restart)
         restart_out = _text(nb.cells[restart])
         client.execute_cell(nb.cells[measure], measure)  # nothing committed since: refused
         refused = _text(nb.cells[measure])
-        # the peeked value for the gpu speedup, the same wall value as before measuring, a new 2^12 value
-        _refill(nb, headline, {GPU: (3.3, "what I measured on my machine"), WALL: FIRST[WALL]})
-        _refill(nb, small, {SMALL: (0.9, "on second thought the guards cost less")})
-        for i in (headline, small, measure, status):
+        # the peeked value for the gpu speedup, the same fp32 direction as before measuring, a new small-size
+        # direction (never measured), and the 2^28 speedup left uncommitted
+        _refill(nb, headline, {GPU: (3.3, "what I measured on my machine")})
+        _refill(nb, fp32, {FP32: FIRST[FP32]})
+        _refill(nb, small, {SMALL: ("higher", "on second thought the guards cost less")}, clear=[WALL])
+        for i in (headline, fp32, small, measure, status):
             client.execute_cell(nb.cells[i], i)
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert not errors, errors
@@ -95,7 +102,7 @@ def started_over(tmp_path_factory, course_template):
 def test_the_notebook_records_the_restart_and_refuses_to_measure_until_recommitted(started_over):
     nb, restart_out, refused, headline_out, _, _ = started_over
     assert "started over at #" in restart_out and "the 4 prediction(s) committed before no longer count" in restart_out
-    assert GPU in restart_out and WALL in restart_out  # measured before starting over
+    assert GPU in restart_out and FP32 in restart_out  # measured before starting over
     assert "not measured yet" in refused and GPU in refused
     assert "marked started_over_after_measurement" in headline_out
     chains = [o.data[LEDGER_MIME]["chain"] for c in nb.cells if c.cell_type == "code" for o in c.outputs
@@ -109,7 +116,7 @@ def test_the_notebook_records_the_restart_and_refuses_to_measure_until_recommitt
 def test_status_shows_the_restart_in_its_own_words(started_over):
     _, _, _, _, status, _ = started_over
     assert "restarted" in status and "committed after starting over; you had measured this before" in status
-    assert "not committed since you started over" in status  # fp32: not committed again
+    assert "not committed since you started over" in status  # the 2^28 speedup: not committed again
     assert "you started over once" in status
 
 
@@ -125,13 +132,12 @@ def test_graded_record_shows_each_verdict(started_over):
     assert "revised after" not in gpu.reason and "committed after you had measured" not in gpu.reason
     assert f"started_over_after_measurement:{GPU}" in record.flags
     # measured before, committed again with the value committed before measuring: graded normally
-    assert by[WALL].flags == [] and "starting over" not in by[WALL].reason
+    assert by[FP32].flags == [] and "starting over" not in by[FP32].reason
     # never measured before the restart: a change of mind, graded normally
-    assert by[SMALL].predicted == 0.9 and by[SMALL].flags == [] and "starting over" not in by[SMALL].reason
+    assert by[SMALL].predicted == "higher" and by[SMALL].flags == [] and "starting over" not in by[SMALL].reason
     # committed only before the restart: missing, and told why
-    assert by[FP32].points == 0 and by[FP32].flags == ["missing"]
-    assert "since you started over (the 'same' you had committed before starting over no longer counts" in by[
-        FP32].reason
+    assert by[WALL].points == 0 and by[WALL].flags == ["missing"]
+    assert "since you started over" in by[WALL].reason and "no longer counts" in by[WALL].reason
 
 
 def test_start_over_is_inert_when_graded_or_validated(tmp_path, repo, monkeypatch, capsys):
