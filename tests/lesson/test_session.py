@@ -31,15 +31,15 @@ def test_predict_refuses_what_cannot_be_graded(lesson_dir, capsys):
 
 def test_commit_resume_and_revision(lesson_dir, capsys):
     L = Lesson.load(lesson_dir)
-    L.predict("wall_speedup@fp16,2^12", 0.8, because="dispatch-bound at 8 KB")
-    L.predict("wall_speedup@fp16,2^12", 0.8, because="dispatch-bound at 8 KB")  # re-run: nothing new
+    L.predict("wall_speedup@fp32,2^28", 0.8, because="kernels outlast dispatch at 2^28")
+    L.predict("wall_speedup@fp32,2^28", 0.8, because="kernels outlast dispatch at 2^28")  # re-run: nothing new
     assert len(L.chain) == 2
     # a kernel restart resumes the chain from the sidecar
     L2 = Lesson.load(lesson_dir)
     assert [e.hash for e in L2.chain] == [e.hash for e in L.chain]
-    L2._append("measurement", "wall_speedup@fp16,2^12", 0.5, meta={"device_key": "cpu"})
+    L2._append("measurement", "wall_speedup@fp32,2^28", 0.5, meta={"device_key": "cpu"})
     capsys.readouterr()
-    L2.predict("wall_speedup@fp16,2^12", 0.5, because="saw it")
+    L2.predict("wall_speedup@fp32,2^28", 0.5, because="saw it")
     assert "revised_after_measurement" in capsys.readouterr().out
     L2.status()
     assert "revised" in capsys.readouterr().out
@@ -47,29 +47,29 @@ def test_commit_resume_and_revision(lesson_dir, capsys):
 
 def test_measure_on_cpu_records_both_methods(lesson_dir, capsys):
     L = Lesson.load(lesson_dir)
-    L.predict("wall_speedup@fp16,2^12", 0.8, because="dispatch-bound")
-    L.measure("float16", 12)
+    L.predict("wall_speedup@fp32,2^28", 0.8, because="dispatch-bound")
+    L.measure("float32", 28)
     out = capsys.readouterr().out
     assert "wall_per_call" in out and "gpu_time" in out and "work model: eager 4 launches" in out
     kinds = [(e.kind, e.quantity) for e in L.chain]
-    assert ("measurement", "wall_speedup@fp16,2^12") in kinds
-    assert L.grade("wall_speedup@fp16,2^12") is None  # a preview for the student, not points
+    assert ("measurement", "wall_speedup@fp32,2^28") in kinds
+    assert L.grade("wall_speedup@fp32,2^28") is None  # a preview for the student, not points
 
 
 def test_measuring_before_predicting_reveals_nothing_and_costs_nothing(lesson_dir, capsys):
     """Run All with the predictions still empty: the measure cell refuses, so committing afterwards is a
     plain commitment, not a revision."""
     L = Lesson.load(lesson_dir)
-    L.predict("wall_speedup@fp16,2^12", None)
-    L.measure("float16", 12)
+    L.predict("wall_speedup@fp32,2^28", None)
+    L.measure("float32", 28)
     out = capsys.readouterr().out
-    assert "not measured yet" in out and "wall_speedup@fp16,2^12" in out and "wall_per_call" not in out
+    assert "not measured yet" in out and "wall_speedup@fp32,2^28" in out and "wall_per_call" not in out
     assert [e.kind for e in L.chain] == ["genesis"]
-    L.predict("wall_speedup@fp16,2^12", 0.8, because="dispatch-bound at 8 KB")
-    L.measure("float16", 12)
+    L.predict("wall_speedup@fp32,2^28", 0.8, because="kernels outlast dispatch at 2^28")
+    L.measure("float32", 28)
     from autograder.ledger import committed_predictions
 
-    assert not committed_predictions(L.chain)["wall_speedup@fp16,2^12"].revised_after_measurement
+    assert not committed_predictions(L.chain)["wall_speedup@fp32,2^28"].revised_after_measurement
 
 
 def test_nbgrader_validate_never_touches_the_ledger(lesson_dir, repo, tmp_path):
@@ -117,9 +117,9 @@ def test_graded_notebook_shows_own_measurement_next_to_the_device_of_record(less
     capsys.readouterr()
     L.measure("float16", 24)
     out = capsys.readouterr().out
-    assert "gpu_speedup@fp16,2^24: you 2.50× on Tesla T4; NVIDIA H200: 3.85×" in out
-    assert "wall_speedup@fp16,2^24: you not measured; NVIDIA H200" in out
-    assert "wall_speedup@fp16,2^12" not in out  # not measured by this cell
+    assert "gpu_speedup@fp16,2^24: you 2.50× on Tesla T4; NVIDIA H200: 3.96×" in out
+    assert "fp32_vs_fp16@2^24: you not measured; NVIDIA H200: same" in out
+    assert "wall_speedup@fp32,2^28" not in out  # not measured by this cell
 
 
 def test_check_says_when_the_notebook_was_not_saved(lesson_dir, repo):
@@ -145,12 +145,11 @@ def test_half_of_a_direction_is_not_shown_before_the_direction_is_predicted(less
     assert "✋ not measured yet: this would reveal fp32_vs_fp16@2^24, which you have not predicted" in out
     assert 'L.predict("fp32_vs_fp16@2^24", …) cell' in out and "work model" not in out
     L.predict("gpu_speedup@fp16,2^24", 3.9, because="4x less traffic")
-    L.predict("wall_speedup@fp16,2^24", 1.0, because="dispatch-bound")
     capsys.readouterr()
     L.measure("float16", 24)
     out = capsys.readouterr().out
     assert "would reveal fp32_vs_fp16@2^24," in out and "work model" not in out
-    assert [e.kind for e in L.chain] == ["genesis", "prediction", "prediction"]
+    assert [e.kind for e in L.chain] == ["genesis", "prediction"]
 
 
 def test_a_shown_half_is_sealed_and_a_later_change_is_a_revision(lesson_dir, capsys):
@@ -176,25 +175,25 @@ def test_a_shown_half_is_sealed_and_a_later_change_is_a_revision(lesson_dir, cap
 
 
 def test_a_lesson_declares_what_else_reveals_a_quantity(lesson_dir, capsys):
-    """[reveals] in lesson.toml: here the 2^16 point gives the 2^12 per-call speedup away."""
+    """[reveals] in lesson.toml: here the 2^16 point gives the largest case's per-call speedup away."""
     from autograder.errors import LessonSpecError
     from autograder.spec import load_spec
 
     toml = lesson_dir / "lesson.toml"
     base = toml.read_text(encoding="utf-8")
-    toml.write_text(base + '\n[reveals]\n"wall_speedup@fp16,2^12" = [{ dtype = "float16", log2_n = 16 }]\n',
+    toml.write_text(base + '\n[reveals]\n"wall_speedup@fp32,2^28" = [{ dtype = "float16", log2_n = 16 }]\n',
                     encoding="utf-8")
     L = Lesson.load(lesson_dir)
     L.measure("float16", 16)
     out = capsys.readouterr().out
-    assert "this would reveal wall_speedup@fp16,2^12, which you have not predicted" in out
-    L.predict("wall_speedup@fp16,2^12", 0.8, because="dispatch-bound")
+    assert "this would reveal wall_speedup@fp32,2^28, which you have not predicted" in out
+    L.predict("wall_speedup@fp32,2^28", 0.8, because="dispatch-bound")
     L.measure("float16", 16)
     out = capsys.readouterr().out
-    assert "work model" in out and "sealed wall_speedup@fp16,2^12: you have seen part of it" in out
+    assert "work model" in out and "sealed wall_speedup@fp32,2^28: you have seen part of it" in out
     toml.write_text(base + '\n[reveals]\n"no_such" = [{ log2_n = 16 }]\n', encoding="utf-8")
     with pytest.raises(LessonSpecError, match=r"\[reveals\] names unknown quantities: \['no_such'\]"):
         load_spec(lesson_dir)
-    toml.write_text(base + '\n[reveals]\n"wall_speedup@fp16,2^12" = [{ size = 16 }]\n', encoding="utf-8")
-    assert any("[reveals] 'wall_speedup@fp16,2^12'" in p and "unknown: ['size']" in p
+    toml.write_text(base + '\n[reveals]\n"wall_speedup@fp32,2^28" = [{ size = 16 }]\n', encoding="utf-8")
+    assert any("[reveals] 'wall_speedup@fp32,2^28'" in p and "unknown: ['size']" in p
                for p in load_spec(lesson_dir).problems())
