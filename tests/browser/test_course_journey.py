@@ -40,12 +40,12 @@ NOTEBOOK = "04_fusion/04_fusion.ipynb"
 ALICE_PREDICTIONS = {
     "predict_headline": (
         'L.predict(\n    "gpu_speedup@fp16,2^24",\n'
-        '    3.6, because="fused moves 2·N·s bytes instead of 8·N·s and both are memory-bound",\n)\n'
-        'L.predict(\n    "wall_speedup@fp16,2^24",\n'
-        '    1.1, because="one call is mostly CPU dispatch on a fast GPU",\n)'
+        '    3.6, because="fused moves 2·N·s bytes instead of 8·N·s and both are memory-bound",\n)'
     ),
     "predict_small": (
-        'L.predict(\n    "wall_speedup@fp16,2^12",\n    0.9, because="8 KB is nothing: both are launch overhead",\n)'
+        'L.predict(\n    "wall_2^20_vs_2^28@fp16",\n    "lower", because="2 MB is nothing: both are launch overhead",\n)\n'
+        'L.predict(\n    "wall_speedup@fp32,2^28",\n'
+        '    3.5, because="at 1 GiB per tensor the kernels outlast the dispatch",\n)'
     ),
     "predict_fp32": (
         '# your value is "higher", "lower" or "same"\n'
@@ -59,8 +59,8 @@ ALICE_EXPLANATIONS = {
 }
 BOB_ANSWERS = {
     "gpu_speedup@fp16,2^24": (2.0, "half the traffic"),
-    "wall_speedup@fp16,2^24": (2.0, "fewer launches"),
-    "wall_speedup@fp16,2^12": (1.5, "fewer launches"),
+    "wall_speedup@fp32,2^28": (2.0, "fewer launches"),
+    "wall_2^20_vs_2^28@fp16": ("higher", "fewer launches"),
     "fp32_vs_fp16@2^24": ("lower", "fp32 is slower"),
 }
 MANUAL_SCORE = "2.5"
@@ -321,7 +321,7 @@ def test_bob_runs_all_first_is_told_what_to_do_then_predicts_and_submits(classro
     named = re.search(r"✋ not measured yet: this would reveal (.+?), which you have not predicted", refused)
     assert named, refused
     quantities = named.group(1).split(", ")
-    assert {"gpu_speedup@fp16,2^24", "wall_speedup@fp16,2^24"} <= set(quantities)
+    assert {"gpu_speedup@fp16,2^24", "fp32_vs_fp16@2^24"} <= set(quantities)
     assert "then run this cell again" in refused
     assert "method" not in refused  # no timing shown before a prediction
     status = squash(cells.nth(cell_index("status")).locator(".jp-OutputArea").inner_text())
