@@ -31,11 +31,16 @@ def lint(
     name: Annotated[str, typer.Argument(help="Lesson (assignment) name: a folder under source/.")],
     course: CourseOpt = Path("."),
     strict: Annotated[bool, typer.Option(help="Treat warnings (e.g. no reference yet) as errors.")] = False,
+    device: Annotated[
+        str | None,
+        typer.Option(help="Check the reference of this device (e.g. cpu) instead of the device of record."),
+    ] = None,
 ) -> None:
     """Check that lesson.toml, workload.py and the notebook agree: one line per problem.
 
     Every quantity needs a prediction cell and a graded cell, grade ids must be unique and present,
-    tolerances sane, and a reference must exist for the device of record. Exit 1 on errors."""
+    tolerances sane, peak names known, and a reference must exist for the device of record (or --device).
+    Exit 1 on errors."""
     from ..authoring import lint_lesson
     from ..config import CourseSettings
     from ..errors import LessonSpecError
@@ -48,7 +53,7 @@ def lint(
             f"no lesson {name!r} under {c.root / 'source'} (lessons there: {lessons or 'none'}); "
             "run from the course folder or pass -C COURSE"
         )
-    device = CourseSettings.load(c.root).policy.device_of_record
+    device = device or CourseSettings.load(c.root).policy.device_of_record
     findings = lint_lesson(folder, c.references, device)
     for f in findings:
         console.print(f"{name}: {f}", highlight=False, soft_wrap=True)

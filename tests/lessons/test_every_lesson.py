@@ -120,6 +120,9 @@ def test_instructor_solutions_earn_full_credit_on_the_h200(name):
 
     course = Course.at(REPO)
     spec = course.spec(name)
+    if "nvidia-h200" not in ReferenceStore(course.references).devices(name):
+        pytest.skip(f"{name}: no H200 reference committed (references/{name}/nvidia-h200.json): run "
+                    f"`autograder bench {name}` on the course GPU; the CPU-reference tests above still run")
     ref = ReferenceStore(course.references).load(name, "nvidia-h200")
     solutions = _solution_predictions(REPO / "source" / name / spec.notebook)
     assert set(solutions) == {q.id for q in spec.quantities}
