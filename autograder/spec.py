@@ -29,7 +29,7 @@ __all__ = ["SPEC_FILENAME", "ExplanationSpec", "LessonSpec", "load_spec"]
 
 SPEC_FILENAME = "lesson.toml"
 DeviceKind = Literal["cuda", "cpu"]
-_COMMON = {"id", "title", "label", "kind", "method", "points", "tolerance"}
+_COMMON = {"id", "title", "label", "kind", "method", "points", "tolerance", "prompt", "unit"}
 
 
 class Grid(Record):

@@ -145,13 +145,13 @@ def _references(spec: LessonSpec, references: Path, device_of_record: str) -> li
         quantities = json.loads(p.read_text(encoding="utf-8")).get("quantities", {})
     except (OSError, ValueError) as exc:
         return [Finding("error", f"{p}: unreadable reference ({exc})")]
-    unknown_peak = {q.id for q in spec.quantities if unknown_peak(q)}
+    bad_peak = {q.id for q in spec.quantities if unknown_peak(q)}
     return [
         Finding(
             "error",
             f"the {device_of_record} reference has no value for {q.id!r}: "
             + (
-                "fix its peak name (above), then run " if q.id in unknown_peak
+                "fix its peak name (above), then run " if q.id in bad_peak
                 else "it was measured before this quantity was added or changed; run "
             )
             + bench_command(spec.id, device_of_record),
@@ -204,6 +204,24 @@ def _peak_names(spec: LessonSpec) -> list[Finding]:
     return out
 
 
+_SLOWER = ("slowdown", "slower", "longer")
+
+
+def _wording(spec: LessonSpec) -> list[Finding]:
+    """A quantity whose label says it is not what its kind asks for by default (a slowdown asked for as "the
+    speedup as a factor") must say in ``prompt`` what to write."""
+    out = []
+    for q in spec.quantities:
+        kind = kind_of(q)
+        label = q.label.lower()
+        if kind.name == "ratio" and not q.prompt and "speedup" not in label and any(w in label for w in _SLOWER):
+            slow, fast = kind.cases(q)
+            what = f"{slow.variant} time ÷ {fast.variant} time" if slow.variant != fast.variant else "slow ÷ fast"
+            out.append(Finding("warning", f"quantity {q.id!r} ({q.label}) is asked for as {kind.asks_for!r}: say "
+                                          f'what to write with prompt = "the slowdown as a factor ({what}), e.g. 2"'))
+    return out
+
+
 def _toml_shape(path: Path) -> list[Finding]:
     """Mistakes in lesson.toml that would otherwise surface as a validation error: one line each, saying
     what to add or remove."""
@@ -247,6 +265,7 @@ def lint_lesson(folder: str | Path, references: str | Path, device_of_record: st
     out = [Finding("error", p) for p in spec.problems()]
     out += _tolerances(spec)
     out += _peak_names(spec)
+    out += _wording(spec)
     nb = folder / spec.notebook
     out += _notebook(spec, nb) if nb.is_file() else [Finding("error", f"no notebook {spec.notebook} in {folder}")]
     out += _references(spec, Path(references), device_of_record)
