@@ -90,6 +90,12 @@ def grade(
     )
     for s, why in result.failed.items():
         console.print(f"[red]failed[/] {s}: {why}")
+    if autograded and result.graded:
+        console.print(
+            f"autograded/ now holds these submissions: `nbgrader autograde {assignment}` skips them (it logs "
+            "only 'Skipping existing assignment') unless you pass --force",
+            highlight=False,
+        )
     if result.graded or result.failed:
         _print_summary(result.records)
     else:  # nothing changed: validating every record for the table would cost more than the whole run
