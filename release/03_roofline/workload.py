@@ -8,7 +8,10 @@ matrix units' FLOP/s peak.  ``tf32`` is float32 storage with TF32 tensor-core ma
 from __future__ import annotations
 
 import contextlib
+import re
+from typing import ClassVar
 
+from autograder.mentions import Mention
 from autograder.workload import Work, Workload, fresh_function
 
 STORAGE = {"bfloat16": ("bfloat16", 2), "float16": ("float16", 2), "float32": ("float32", 4), "tf32": ("float32", 4)}
@@ -22,6 +25,13 @@ class Roofline(Workload):
     variants = ("matmul", "elementwise")
     params = ("dtype", "log2_n")
     size_param = "log2_n"
+    # how students name the two kernels in their explanations
+    variant_words: ClassVar[dict[str, tuple[str, ...]]] = {
+        "matmul": ("multiply", "multiplies", "multiplication", r"matrix[- ]multiply", "gemm", "mm", r"a\s?@\s?b",
+                   "matrix product", "mat-?mul"),
+        "elementwise": ("element-wise", "add", "adds", r"(?<!in )addition", "pointwise", r"a\s?\+\s?b",
+                        "ew kernel"),
+    }
 
     def describe(self, params):
         n = 1 << int(params["log2_n"])
@@ -69,6 +79,25 @@ class Roofline(Workload):
         s = STORAGE[str(params["dtype"])][1]
         flops = 2 * n**3 if variant == "matmul" else n * n
         return Work(bytes_read=2 * n * n * s, bytes_written=n * n * s, launches=1, flops=flops)
+
+
+    def input_bytes(self, params):
+        n = 1 << int(params["log2_n"])
+        return [("one n x n matrix", n * n * STORAGE[str(params["dtype"])][1])]
+
+    def mentions(self, text):
+        # besides fp16/bf16/tf32 and 2^k: "n = 4096", "4096 x 4096", "4096²", "at 2048" (not "128 x 128 tiles")
+        out = super().mentions(text)
+        units = r"(?!\s*(?:[kmgt]i?b\b|bytes?|[gt]b/s|[kmgtp]?flop|µs|us\b|ms\b|%|x\b|×|tiles?|blocks?|threads?|sms?\b))"  # noqa: E501
+        pat = (r"\bn\s*(?:=|of|is)\s*(\d{2,5})\b|\b(\d{2,5})\s*(?:x|×|by)\s*\2\b(?!\s*(?:[\w-]+\s+)?(?:tiles?|blocks?))"
+               r"|(?<!/)\b(\d{2,5})(?:²|\^2\b|\*\*2\b)(?!\s*(?:tiles?|blocks?|=))|(?<![\w.,^×])(?<!x )(\d{3,5})\b(?![.,]\d)(?!\s*(?:[x×*]|of\b))" + units)
+        for m in re.finditer(pat, text, re.I):
+            if re.search(r"(?:tiles?|blocks?)\s+of\s*$", text[: m.start()], re.I):
+                continue
+            n = int(next(g for g in m.groups() if g))
+            if n & (n - 1) == 0 and n >= (256 if m.group(4) else 16):
+                out.append(Mention(m.start(), m.end(), params={"log2_n": n.bit_length() - 1}))
+        return out
 
 
 workload = Roofline()

@@ -5,6 +5,10 @@ The framework measures, grades and pre-reads explanations through this module (a
 
 from __future__ import annotations
 
+import re
+from typing import ClassVar
+
+from autograder.mentions import Mention
 from autograder.workload import Fact, Work, Workload, compile_fresh, fresh_function
 
 #: relu(x * 2 + 1) * 0.5 -- one elementwise kernel per op when run eagerly
@@ -17,6 +21,11 @@ class Fusion(Workload):
     variants = ("eager", "compiled")
     params = ("dtype", "log2_n")
     size_param = "log2_n"
+    # how students name the two versions in their explanations
+    variant_words: ClassVar[dict[str, tuple[str, ...]]] = {
+        "eager": ("unfused", "un-fused", "non-fused", "eagerly", "pytorch eager"),
+        "compiled": ("fused", r"torch\.compile", "triton", "inductor"),
+    }
 
     def describe(self, params):
         k = params["log2_n"]
@@ -53,11 +62,23 @@ class Fusion(Workload):
         return [
             Fact("bytes", eager.bytes_moved, f"unfused traffic {2 * N_OPS}·N·s for {size}", "eager", params),
             Fact("bytes", fused.bytes_moved, f"fused traffic 2·N·s for {size}", "compiled", params),
-            Fact("bytes", eager.bytes_read // N_OPS, f"one tensor of {size} (N·s)", None, params),
             Fact("launches", eager.launches, "eager kernel launches", "eager", params),
             Fact("launches", fused.launches, "fused kernel launches", "compiled", params),
             Fact("ratio", eager.bytes_moved / fused.bytes_moved, "traffic ratio unfused/fused", None, params),
         ]
+
+
+    def mentions(self, text):
+        # besides fp16/fp32 and 2^k: "4096 elements", "16,777,216 values"
+        out = super().mentions(text)
+        for m in re.finditer(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)\s+(?:elements|values)\b", text, re.I):
+            n = int(m.group(1).replace(",", ""))
+            if n > 1 and n & (n - 1) == 0:
+                out.append(Mention(m.start(), m.end(), params={"log2_n": n.bit_length() - 1}))
+        return out
+
+    def input_bytes(self, params):
+        return [("one tensor (N·s)", (1 << int(params["log2_n"])) * DTYPE_BYTES[str(params["dtype"])])]
 
 
 workload = Fusion()

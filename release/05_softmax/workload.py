@@ -7,6 +7,10 @@ very long and few); ``torch_softmax`` is the library kernel.
 
 from __future__ import annotations
 
+import re
+from typing import ClassVar
+
+from autograder.mentions import Mention, dtype_mentions
 from autograder.workload import Work, Workload, compile_fresh, fresh_function
 
 COMPOSED = """def softmax(x):
@@ -24,6 +28,13 @@ class Softmax(Workload):
     params = ("dtype", "log2_cols", "log2_rows")
     size_param = "log2_cols"
     check_tolerance = (2e-2, 1e-5)
+    # how students name the three versions in their explanations
+    variant_words: ClassVar[dict[str, tuple[str, ...]]] = {
+        "eager": ("composed", "unfused", "naive", "eagerly", "hand-written", "primitive ops"),
+        "compiled": ("fused", r"torch\.compile", "triton", "inductor"),
+        "torch_softmax": (r"torch\.softmax", r"f\.softmax", r"library(?: kernel| softmax| version| one)?",
+                          r"built-?in(?: softmax)?", r"softmax kernel of pytorch"),
+    }
 
     def describe(self, params):
         r, c = 1 << int(params["log2_rows"]), 1 << int(params["log2_cols"])
@@ -58,6 +69,40 @@ class Softmax(Workload):
             )
         # one pass: read each row once, write it once (the model: one kernel)
         return Work(bytes_read=r * c * s, bytes_written=r * c * s, launches=1, flops=5 * r * c)
+
+
+    def input_bytes(self, params):
+        r, c = 1 << int(params["log2_rows"]), 1 << int(params["log2_cols"])
+        s = ELEMENT[str(params["dtype"])]
+        return [("the R x C tensor", r * c * s), ("one row", c * s)]
+
+    def mentions(self, text):
+        # "4096 x 4096", "128 columns (2^17 rows)", "one row of 2^20", "64 rows of 2^20"; a bare 2^24 is a
+        # count of elements, not a shape, so the default reading of 2^k is not used
+        out = dtype_mentions(text)
+        num = r"(2\s?\^\s?\d{1,2}|\d{1,3}(?:,\d{3})+|\d{1,7})(?![\d^])"
+        shapes = [
+            (num + r"\s*(?:x|×|by)\s*" + num, ("log2_rows", "log2_cols")),
+            (num + r"[\s-]*(?:columns|cols|values per row|elements per row|wide)\b", ("log2_cols",)),
+            (r"\brows? of\s+(?:length\s+)?" + num, ("log2_cols",)),
+            (r"\bat\s+(2\s?\^\s?\d{1,2})(?![\d^])(?!\s*(?:x|×|by|rows)\b)", ("log2_cols",)),
+            (num + r"\s+(?:\w+\s+)?rows\b", ("log2_rows",)),
+            (num + r"(?!\s*(?:[kmgt]i?b|bytes?)\b)[\s-]+(?:\w+[\s-]+)?row\b", ("log2_cols",)),  # "the single 2^20 row"
+        ]
+        for pat, names in shapes:
+            for m in re.finditer(pat, text, re.I):
+                values = [_log2(g) for g in m.groups()]
+                if all(v is not None for v in values):
+                    out.append(Mention(m.start(), m.end(), params=dict(zip(names, values, strict=True))))
+        for m in re.finditer(r"\b(?:one|a single|1|single)\s+(?:long\s+)?row\b", text, re.I):
+            out.append(Mention(m.start(), m.end(), params={"log2_rows": 0}))
+        return out
+
+
+def _log2(text):
+    text = text.replace(" ", "").replace(",", "")
+    n = 1 << int(text.split("^")[1]) if "^" in text else int(text)
+    return n.bit_length() - 1 if n > 0 and n & (n - 1) == 0 else None
 
 
 workload = Softmax()
