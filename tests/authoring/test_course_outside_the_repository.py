@@ -96,3 +96,69 @@ def test_a_course_made_from_the_wheel_is_graded_end_to_end(wheel, tmp_path):
     assert any(r["total"] > 0 for r in records)
     report = _run([autograder, "report", "04_fusion"], cwd=course, env=env).stdout
     assert "grades.csv" in report and (course / "reports/04_fusion/grades.csv").is_file()
+
+
+def _borrow(dists: list[str], into: Path) -> None:
+    """Links the installed modules of ``dists`` and of everything they require into ``into``."""
+    import re
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    purelib = Path(sysconfig.get_paths()["purelib"])
+    seen: set[str] = set()
+    todo = list(dists)
+    while todo:
+        name = re.sub(r"[-_.]+", "-", todo.pop()).lower()
+        if name in seen:
+            continue
+        seen.add(name)
+        try:
+            dist = distribution(name)
+        except PackageNotFoundError:
+            continue
+        for f in dist.files or []:
+            top = f.parts[0]
+            if top != ".." and not (into / top).exists() and (purelib / top).exists():
+                (into / top).symlink_to(purelib / top)
+        todo += [m.group(0) for r in dist.requires or [] if "extra ==" not in r
+                 for m in [re.match(r"[A-Za-z0-9_.-]+", r)] if m]
+
+
+def test_the_first_cell_s_install_line_is_all_a_student_with_torch_needs(wheel, tmp_path):
+    """The released notebook's first cell names the package without its dependencies, plus pydantic: in a
+    Python that has only torch (and what torch needs) and pydantic, the installed wheel runs the lesson."""
+    import tomllib
+
+    import nbformat
+
+    whl, _ = wheel
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    pydantic = next(d for d in project["dependencies"] if d.startswith("pydantic"))
+    line = f'pip install --no-deps {project["name"]} && pip install "{pydantic}"'
+    for lesson in sorted(p.parent.name for p in (REPO / "source").glob("*/lesson.toml")):
+        first = nbformat.read(REPO / "release" / lesson / f"{lesson}.ipynb", as_version=4).cells[0]
+        assert line in first.source, lesson
+
+    venv = tmp_path / "student"
+    _run([sys.executable, "-m", "venv", "--without-pip", str(venv)], cwd=tmp_path)
+    py = venv / "bin" / "python"
+    site = Path(_run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                     cwd=tmp_path).stdout.strip())
+    borrowed = tmp_path / "borrowed"
+    borrowed.mkdir()
+    _borrow(["torch", "pydantic"], borrowed)
+    (site / "_has.pth").write_text(f"{borrowed}\n")
+    _run([sys.executable, "-m", "pip", "--python", str(py), "install", "-q", "--no-deps", str(whl)], cwd=tmp_path)
+    work = tmp_path / "colab"
+    shutil.copytree(REPO / "release" / "04_fusion", work)
+    code = (
+        "from autograder.lesson import Lesson\n"
+        "L = Lesson.load()\n"
+        "for q in L.spec.quantities:\n"
+        "    L.predict(q.id, 'same' if q.kind == 'direction' else 2.0, because='a guess')\n"
+        "L.measure('float16', 12)\n"
+        "L.status()\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    out = _run([str(py), "-c", code], cwd=work, env=env).stdout
+    assert "4/4 predictions committed and valid" in out, out
+    assert "wall_per_call" in out and "gpu_time" in out  # measured both ways
