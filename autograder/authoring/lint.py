@@ -137,7 +137,7 @@ def _references(spec: LessonSpec, references: Path, device_of_record: str) -> li
         return [
             Finding(
                 "warning",
-                f"no reference for the device of record {device_of_record!r}: run "
+                f"no reference for {device_of_record!r} yet: run "
                 f"{bench_command(spec.id, device_of_record)}",
             )
         ]

@@ -48,7 +48,7 @@ def kind_of(q: Quantity | str) -> Kind:
         raise LessonSpecError(f"unknown quantity kind {name!r}; known: {', '.join(sorted(KINDS))}") from None
     if isinstance(q, str):
         return kind
-    words = (q.prompt or kind.asks_for, q.unit or kind.default_unit(q))
+    words = (q.prompt or kind.default_prompt(q), q.unit or kind.default_unit(q))
     if words == (kind.asks_for, kind.unit):
         return kind
     key = (name, *words)

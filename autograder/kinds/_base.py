@@ -88,6 +88,10 @@ class Kind:
     #: "launches", ...; None: not a number an explanation states)
     fact_kind: ClassVar[str | None] = "ratio"
 
+    def default_prompt(self, q: Quantity) -> str:
+        """What ``q`` asks the student for when lesson.toml gives no ``prompt``."""
+        return self.asks_for
+
     def default_unit(self, q: Quantity) -> str:
         """The words after a value of ``q`` when lesson.toml gives no ``unit``."""
         return self.unit

@@ -87,6 +87,9 @@ class PeakFractionKind(LogRatioScored, OneCaseKind):
             problem += f" — write {float(value) / 100:g} for {float(value):g}%"
         return (None, problem) if problem else (v, None)
 
+    def default_prompt(self, q: Quantity) -> str:
+        return f"a fraction {self.default_unit(q)}, e.g. 0.7 for 70%"
+
     def default_unit(self, q: Quantity) -> str:
         """"of the copy roofline", "of the bf16 matmul peak": what the fraction is of, from its ``peak``."""
         peak = str(q.args.get("peak", "copy_gbps"))
