@@ -2,8 +2,8 @@
 
 By default a table divides the baseline's time (the workload's first variant) by each other variant's: a
 speedup. A lesson whose first ``ratio`` quantity comparing two variants divides the other way (a slowdown:
-``compare = ["transpose", "copy"]`` with ``variants = ("copy", "transpose")``) has its tables divide that way
-too, so the number a student reads in ``L.measure`` is the number they predicted, not its inverse.
+``compare = ["b", "a"]`` with ``variants = ("a", "b")``) has its tables divide that way too, so the number a
+student reads in ``L.measure`` is the number they predicted, not its inverse.
 """
 
 from __future__ import annotations

@@ -133,7 +133,7 @@ class Quantity(Record):
     tolerance: Tolerance = Tolerance()
     args: dict[str, Any] = Field(default_factory=dict)
     #: what the student is asked to write, in words (default: the kind's, e.g. "the speedup as a factor"):
-    #: "the slowdown as a factor (transpose time ÷ copy time), e.g. 2"
+    #: "the slowdown as a factor (time of one variant ÷ the other's), e.g. 2"
     prompt: str = ""
     #: the words after a value in every sentence, where the kind has some (peak_fraction: "of the copy
     #: roofline"; default from its peak)
