@@ -22,8 +22,9 @@ def new(
     from ..authoring import scaffold_lesson
 
     folder = scaffold_lesson(course_at(course).root / "source", name)
-    console.print(f"created {folder}: lesson.toml, workload.py, {name}.ipynb")
-    console.print(f"next: autograder lint {name}   then   autograder bench {name}   (see docs/authoring.md)")
+    console.print(f"created {folder}: lesson.toml, workload.py, {name}.ipynb", highlight=False, soft_wrap=True)
+    console.print(f"next: autograder lint {name}   then   autograder bench {name}   (see docs/authoring.md)",
+                  highlight=False, soft_wrap=True)
 
 
 @friendly_errors

@@ -90,7 +90,7 @@ def demo(
         c.generate_assignment(name)
     console.print(f"  release/ and the gradebook are ready for {len(lessons)} lessons")
 
-    _step(3, f"a sample class of {students} students submits every lesson (around the reference it is graded on)")
+    _step(3, f"a sample class of {students} students submits every lesson")
     for i, name in enumerate(lessons):
         spec = c.spec(name)
         ref = ReferenceStore(c.references).load(name, graded_on[name])
