@@ -13,7 +13,7 @@ from ..course import Course
 from ..errors import ReferenceNotFoundError
 from ._common import console
 
-__all__ = ["graded_devices", "override_device", "require_reference"]
+__all__ = ["graded_devices", "override_device", "regrade_if_moved", "require_reference"]
 
 
 def require_reference(course: Course, assignment: str, device: str) -> None:
@@ -28,11 +28,14 @@ def require_reference(course: Course, assignment: str, device: str) -> None:
         )
 
 
-def graded_devices(records: Path, assignment: str) -> set[str]:
-    """The devices the stored records of ``assignment`` were graded against (read as plain JSON: cheap)."""
+def graded_devices(records: Path, assignment: str, first_only: bool = False) -> set[str]:
+    """The devices the stored records of ``assignment`` were graded against (read as plain JSON: cheap;
+    ``first_only``: the first record that names one)."""
     out: set[str] = set()
     folder = records / assignment
     for p in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        if first_only and out:
+            break
         try:
             key = json.loads(p.read_text(encoding="utf-8")).get("device_of_record")
         except (OSError, ValueError, AttributeError):
@@ -59,3 +62,22 @@ def override_device(
         )
         force = True
     return dataclasses.replace(settings, policy=policy), force
+
+
+def regrade_if_moved(settings: CourseSettings, course: Course, assignment: str, force: bool) -> bool:
+    """``force``, or True when the class was graded against a device the course no longer grades on (tried
+    with ``--device cpu``, now graded against the device of record): such records would otherwise be kept
+    as they are. Looks at the first record only, so an unchanged class stays quick to rerun."""
+    policy = settings.policy
+    stale = {
+        d for d in graded_devices(course.records, assignment, first_only=True)
+        if d != policy.device_of_record and (d == "cpu" or not policy.use_student_gpu)
+    }
+    if stale and not force:
+        console.print(
+            f"records of {assignment} were graded against {', '.join(sorted(stale))}: regrading every submission "
+            f"against the {policy.device_of_record} reference",
+            highlight=False,
+        )
+        return True
+    return force

@@ -63,6 +63,10 @@ def grade(
         from ._device import override_device
 
         settings, force = override_device(settings, c, assignment, device, force)
+    else:
+        from ._device import regrade_if_moved
+
+        force = regrade_if_moved(settings, c, assignment, force)
     runner: Runner
     if executor == "slurm":
         from ..scaleout.slurm import SlurmRunner

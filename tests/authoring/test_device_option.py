@@ -45,6 +45,10 @@ def test_grade_and_report_take_the_device_whose_reference_they_use(tmp_path):
     assert "CSV:" in _cli("report", A, "--device", "cpu", cwd=root)
     out = _cli("report", A, "--device", "nvidia-h200", cwd=root, code=1)
     assert f"no records of {A} graded against nvidia-h200 (they were graded against cpu)" in out
-    out = _cli("grade", A, "--device", "nvidia-h200", "--workers", "1", cwd=root)
-    assert "graded against cpu: regrading every submission against the nvidia-h200 reference" in out
-    assert "graded 3" in out and _devices(root) == {"nvidia-h200"}
+    for back in (["--device", "nvidia-h200"], []):  # onto the course GPU: named, or the device of record
+        out = _cli("grade", A, *back, "--workers", "1", cwd=root)
+        assert "graded against cpu: regrading every submission against the nvidia-h200 reference" in out
+        assert "graded 3" in out and _devices(root) == {"nvidia-h200"}
+        assert "unchanged 3" in _cli("grade", A, "--workers", "1", cwd=root)  # and stays so
+        _cli("grade", A, "--device", "cpu", "--workers", "1", cwd=root)
+        assert _devices(root) == {"cpu"}
