@@ -113,3 +113,12 @@ c.GenerateFeedback.preprocessors = [GetGrades, "autograder.preprocessors.Feedbac
 # Formgrader shows the automatic comment only as the comment box's placeholder, gone once the instructor
 # types: ShowPreRead shows it in full under the answer (formgrader's view only; the files are not changed).
 c.HTMLExporter.preprocessors = ["autograder.preprocessors.ShowPreRead"]
+
+# Students outside the course's Jupyter server (Colab, a laptop) upload the notebook to the LMS. Put the
+# LMS's download archive (the .zip of every submission) in downloaded/ASSIGNMENT/archive/ and run
+# `nbgrader zip_collect ASSIGNMENT`, then grade as usual. Canvas names each file
+# <lastfirst>_[LATE_]<user id>_<submission id>_<name>.ipynb (a resubmission: <name>-1.ipynb); the Canvas
+# user id becomes the nbgrader student id (to use the lastfirst name instead, move (?P<student_id>...) there).
+c.FileNameCollectorPlugin.named_regexp = (
+    r".*/[^/_]+_(?:LATE_)?(?P<student_id>\d+)_\d+_(?P<file_id>[^/]+?)(?:-\d+)?\.ipynb$"
+)

@@ -16,7 +16,10 @@ from pathlib import Path
 from .errors import AutograderError, LessonSpecError
 from .spec import LessonSpec, load_spec
 
-__all__ = ["Course"]
+__all__ = ["STARTER_PARTS", "Course", "quickstart", "starter_course"]
+
+#: what a new course starts with (what the wheel packages: setup.py)
+STARTER_PARTS = ("nbgrader_config.py", "source", "references")
 
 
 @dataclass(frozen=True)
@@ -99,3 +102,42 @@ class Course:
 
     def notebook_path(self, student: str, assignment: str) -> Path:
         return self.submitted / student / assignment / self.spec(assignment).notebook
+
+
+def starter_course() -> Path:
+    """The starter course this package carries: ``autograder/_course/`` of an installed wheel, or the
+    checkout itself for an editable install (the folder above the package, when it holds the course)."""
+    packaged = Path(__file__).resolve().parent / "_course"
+    for root in (packaged, packaged.parent.parent):
+        if all((root / part).exists() for part in STARTER_PARTS):
+            return root
+    raise AutograderError(
+        f"this installation of the package carries no starter course ({packaged} is missing): reinstall it "
+        "from the wheel (pip install gpu-lessons-autograder)"
+    )
+
+
+def quickstart(dest: str | Path, force: bool = False) -> Course:
+    """A new course at ``dest``: nbgrader_config.py, the starter lessons (source/) and their references,
+    like `nbgrader quickstart`. Refuses a folder that already holds a course unless ``force``."""
+    root = Path(dest).resolve()
+    if root.exists() and any(root.iterdir()) and not force:
+        raise AutograderError(f"{root} exists and is not empty: pick a new folder, or pass --force to add the "
+                              "starter course to it (its nbgrader_config.py, source/ and references/ are replaced)")
+    src = starter_course()
+    root.mkdir(parents=True, exist_ok=True)
+    for part in STARTER_PARTS:
+        target = root / part
+        if target.is_dir():
+            shutil.rmtree(target)
+    course = Course.copy(src, root, STARTER_PARTS)
+    (root / ".gitignore").write_text(
+        "# what grading writes: keep it out of the course's repository\n"
+        + "".join(f"{line}\n" for line in _GENERATED),
+        encoding="utf-8",
+    )
+    return course
+
+
+_GENERATED = ("gradebook.db", "gradebook.db.lock", "/submitted/", "/autograded/", "/feedback/", "/records/",
+              "/reports/", "/demo/", "*.ledger.json", ".autograder_context.json", "__pycache__/")

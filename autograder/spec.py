@@ -29,7 +29,7 @@ __all__ = ["SPEC_FILENAME", "ExplanationSpec", "LessonSpec", "load_spec"]
 
 SPEC_FILENAME = "lesson.toml"
 DeviceKind = Literal["cuda", "cpu"]
-_COMMON = {"id", "title", "label", "kind", "method", "points", "tolerance"}
+_COMMON = {"id", "title", "label", "kind", "method", "points", "tolerance", "prompt", "unit"}
 
 
 class Grid(Record):
@@ -98,7 +98,7 @@ class LessonSpec(Record):
             raise ValueError("quantity ids must be unique")
         missing = set(ids) - set(self.grade_ids)
         if missing:
-            raise ValueError(f"quantities without a grade_id: {sorted(missing)}")
+            raise ValueError(f"quantities without a grade_id: {sorted(missing)}; add each under [grade_ids]")
         unknown = set(self.grade_ids) - set(ids)
         if unknown:
             raise ValueError(f"grade_ids name unknown quantities: {sorted(unknown)}")
@@ -272,8 +272,19 @@ def load_spec(path: str | Path) -> LessonSpec:
         raw["quantities"] = [_quantity(q) for q in raw.get("quantities", [])]
         raw["sweep"] = {k: _grids(v) for k, v in raw.get("sweep", {}).items()}
         spec = LessonSpec.model_validate({**raw, "folder": p.parent})
-    except (ValidationError, TypeError, AttributeError) as exc:
+    except ValidationError as exc:
+        raise LessonSpecError(f"{p}: {_one_line(exc)}") from None
+    except (TypeError, AttributeError) as exc:
         raise LessonSpecError(f"{p}: {exc}") from None
     for q in spec.quantities:
         kind_of(q).args(q)
     return spec
+
+
+def _one_line(exc: ValidationError) -> str:
+    """A validation error of lesson.toml as one line: where, and what is wrong (no pydantic boilerplate)."""
+    first = exc.errors()[0]
+    loc = ".".join(str(x) for x in first["loc"])
+    msg = str(first["msg"]).removeprefix("Value error, ")
+    more = f" (and {exc.error_count() - 1} more: `autograder lint` lists them)" if exc.error_count() > 1 else ""
+    return f"{loc + ': ' if loc else ''}{msg}{more}"

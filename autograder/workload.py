@@ -37,6 +37,9 @@ __all__ = [
     "load_workload",
 ]
 
+#: what may not follow a variant's own name for it to name the variant (see names_of_variants)
+_NOT_A_CEILING = r"(?![ -]?(?:roofline|peak|ceiling|limit)\b)"
+
 
 @dataclass(frozen=True)
 class Work:
@@ -165,7 +168,9 @@ class Workload:
         :attr:`variant_words`."""
         out = {}
         for v in self.variants:
-            own = re.escape(v).replace("_", "[ ._-]")
+            # a variant's name right before a ceiling's noun names the device's ceiling, not the variant:
+            # "39 % of the copy roofline" with a variant named copy
+            own = re.escape(v).replace("_", "[ ._-]") + _NOT_A_CEILING
             out[v] = (own, *self.variant_words.get(v, ()))
         return out
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Set everything up, then run the main job on built-in defaults: measure the 04_fusion reference on the
-# device present, release the assignment, generate a 40-student sample class, grade it, report.
+# Set everything up, then run the main job on built-in defaults: measure every lesson's reference on the
+# device present, release them, generate a 40-student sample class, grade each against the best reference
+# it has (the device of record's, else the one just measured), report the course.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh

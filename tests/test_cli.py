@@ -7,7 +7,7 @@ from typer.testing import CliRunner
 from autograder.cli import app
 
 runner = CliRunner()
-COMMANDS = ["bench", "plot", "check", "grade", "report", "sample", "demo", "new", "lint"]
+COMMANDS = ["bench", "plot", "check", "grade", "report", "sample", "demo", "new", "lint", "quickstart"]
 
 
 @pytest.mark.parametrize("cmd", COMMANDS)

@@ -14,9 +14,10 @@ from typing import Any, Literal
 
 from ..errors import AutograderError
 from ..kinds import kind_of
-from ..spec import LessonSpec, load_spec
+from ..records import Quantity
+from ..spec import SPEC_FILENAME, LessonSpec, load_spec
 
-__all__ = ["Finding", "lint_lesson"]
+__all__ = ["PEAK_NAMES", "Finding", "bench_command", "lint_lesson", "unknown_peak"]
 
 
 @dataclass(frozen=True)
@@ -123,25 +124,132 @@ def _notebook(spec: LessonSpec, path: Path) -> list[Finding]:
     return out
 
 
+def bench_command(lesson: str, device: str) -> str:
+    """The command that measures ``lesson``'s reference for the device key ``device``, where it runs."""
+    if device == "cpu":
+        return f"`autograder bench {lesson} --device cpu` (on any machine)"
+    return f"`autograder bench {lesson}` on the {device} and commit references/"
+
+
 def _references(spec: LessonSpec, references: Path, device_of_record: str) -> list[Finding]:
     p = references / spec.id / f"{device_of_record}.json"
     if not p.is_file():
         return [
             Finding(
                 "warning",
-                f"no reference for the device of record {device_of_record!r}: run `autograder bench {spec.id}` "
-                "on that GPU and commit references/",
+                f"no reference for {device_of_record!r} yet: run "
+                f"{bench_command(spec.id, device_of_record)}",
             )
         ]
     try:
         quantities = json.loads(p.read_text(encoding="utf-8")).get("quantities", {})
     except (OSError, ValueError) as exc:
         return [Finding("error", f"{p}: unreadable reference ({exc})")]
+    bad_peak = {q.id for q in spec.quantities if unknown_peak(q)}
     return [
-        Finding("error", f"the {device_of_record} reference has no value for {q.id!r}: re-run `autograder bench`")
+        Finding(
+            "error",
+            f"the {device_of_record} reference has no value for {q.id!r}: "
+            + (
+                "fix its peak name (above), then run " if q.id in bad_peak
+                else "it was measured before this quantity was added or changed; run "
+            )
+            + bench_command(spec.id, device_of_record),
+        )
         for q in spec.quantities
         if q.id not in quantities
     ]
+
+
+#: the ceilings `autograder bench` measures (autograder.bench.fingerprint.measure_peaks; a test keeps
+#: the two lists equal): the copy roofline, and the dense matmul rate of each dtype
+MATMUL_PEAK_DTYPES = {"cuda": ("bfloat16", "float16", "float32", "tf32"), "cpu": ("float32", "bfloat16")}
+PEAK_NAMES = ("copy_gbps", *(f"matmul_tflops:{d}" for d in MATMUL_PEAK_DTYPES["cuda"]))
+
+
+def unknown_peak(q: Quantity) -> str | None:
+    """What to write instead, when ``q`` is a peak_fraction naming a ceiling the bench does not measure."""
+    import difflib
+
+    if kind_of(q).name != "peak_fraction" or q.args.get("peak_case") is not None:
+        return None
+    peak = str(q.args.get("peak", "copy_gbps"))
+    if peak in PEAK_NAMES:
+        return None
+    close = difflib.get_close_matches(peak, PEAK_NAMES, n=1, cutoff=0.6)
+    hint = f"did you mean peak = {close[0]!r}?" if close else f"use one of {', '.join(PEAK_NAMES)}"
+    return (
+        f"quantity {q.id!r}: peak {peak!r} is not a ceiling `autograder bench` measures: {hint} "
+        "(or set peak_case to use the lesson's own best case)"
+    )
+
+
+def _peak_names(spec: LessonSpec) -> list[Finding]:
+    """A peak_fraction quantity must name a ceiling the bench measures (a misspelled one would give the
+    quantity no value, and bench would store the reference without it)."""
+    out = []
+    for q in spec.quantities:
+        problem = unknown_peak(q)
+        if problem:
+            out.append(Finding("error", problem))
+            continue
+        peak = str(q.args.get("peak", ""))
+        if kind_of(q).name == "peak_fraction" and peak.startswith("matmul_tflops:") and "cpu" in spec.sweep:
+            dtype = peak.split(":", 1)[1]
+            cpu_dtype = spec.substitute("cpu", {"dtype": dtype}).get("dtype")
+            if cpu_dtype == dtype and dtype not in MATMUL_PEAK_DTYPES["cpu"] and q.args.get("peak_case") is None:
+                out.append(Finding("warning", f"quantity {q.id!r}: a CPU measures no {peak} peak (only "
+                                              f"{', '.join(MATMUL_PEAK_DTYPES['cpu'])}), so on a CPU it has no "
+                                              "value: substitute its dtype under [devices.cpu] or set peak_case"))
+    return out
+
+
+_SLOWER = ("slowdown", "slower", "longer")
+
+
+def _wording(spec: LessonSpec) -> list[Finding]:
+    """A quantity whose label says it is not what its kind asks for by default (a slowdown asked for as "the
+    speedup as a factor") must say in ``prompt`` what to write."""
+    out = []
+    for q in spec.quantities:
+        kind = kind_of(q)
+        label = q.label.lower()
+        if kind.name == "ratio" and not q.prompt and "speedup" not in label and any(w in label for w in _SLOWER):
+            slow, fast = kind.cases(q)
+            what = f"{slow.variant} time ÷ {fast.variant} time" if slow.variant != fast.variant else "slow ÷ fast"
+            out.append(Finding("warning", f"quantity {q.id!r} ({q.label}) is asked for as {kind.asks_for!r}: say "
+                                          f'what to write with prompt = "the slowdown as a factor ({what}), e.g. 2"'))
+    return out
+
+
+def _toml_shape(path: Path) -> list[Finding]:
+    """Mistakes in lesson.toml that would otherwise surface as a validation error: one line each, saying
+    what to add or remove."""
+    import tomllib
+
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []  # load_spec says why, in one line
+    quantities = [q for q in raw.get("quantities", []) if isinstance(q, dict)]
+    ids = [str(q.get("id", "")) for q in quantities]
+    grade_ids = raw.get("grade_ids", {})
+    if not isinstance(grade_ids, dict):
+        return [Finding("error", "lesson.toml: [grade_ids] must be a table: quantity id = \"grade id of its cell\"")]
+    out: list[Finding] = []
+    for i, q in enumerate(quantities, 1):
+        for key in ("id", "title", "kind"):
+            if key not in q:
+                out.append(Finding("error", f"lesson.toml: quantity #{i} has no {key} = ...: add it"))
+    for qid in ids:
+        if qid and qid not in grade_ids:
+            out.append(Finding("error", f"quantity {qid!r} has no grade id: add \"{qid}\" = \"grade_...\" under "
+                                        "[grade_ids] in lesson.toml (the grade_id of its graded cell)"))
+    for qid in grade_ids:
+        if qid not in ids:
+            out.append(Finding("error", f"[grade_ids] names {qid!r}, which is no quantity's id: fix the spelling "
+                                        "or remove it"))
+    return out
 
 
 def _reveal_order(spec: LessonSpec, path: Path) -> list[Finding]:
@@ -161,12 +269,17 @@ def lint_lesson(
     """Every problem of the lesson in ``folder`` (``source/NAME``), errors first. ``execute``: also run
     the blank release top to bottom in a kernel here (``reveals.executed_reveals``)."""
     folder = Path(folder)
+    shape = _toml_shape(folder / SPEC_FILENAME)
+    if shape:
+        return shape
     try:
         spec = load_spec(folder)
     except AutograderError as exc:
         return [Finding("error", str(exc))]
     out = [Finding("error", p) for p in spec.problems()]
     out += _tolerances(spec)
+    out += _peak_names(spec)
+    out += _wording(spec)
     nb = folder / spec.notebook
     out += _notebook(spec, nb) if nb.is_file() else [Finding("error", f"no notebook {spec.notebook} in {folder}")]
     out += _reveal_order(spec, nb) if nb.is_file() else []

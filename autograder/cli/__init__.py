@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "demo": ("demo_cmd", "demo", "The whole pipeline on a scratch copy of the course, every lesson."),
     "new": ("author_cmd", "new", "Scaffold a new lesson folder under source/ that passes its own checks."),
     "lint": ("author_cmd", "lint", "Check that a lesson's toml, workload, notebook and reference agree."),
+    "quickstart": ("course_cmd", "quickstart", "Make a new course folder: nbgrader_config.py and the starter lessons."),
 }
 
 

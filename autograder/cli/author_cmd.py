@@ -22,8 +22,9 @@ def new(
     from ..authoring import scaffold_lesson
 
     folder = scaffold_lesson(course_at(course).root / "source", name)
-    console.print(f"created {folder}: lesson.toml, workload.py, {name}.ipynb")
-    console.print(f"next: autograder lint {name}   then   autograder bench {name}   (see docs/authoring.md)")
+    console.print(f"created {folder}: lesson.toml, workload.py, {name}.ipynb", highlight=False, soft_wrap=True)
+    console.print(f"next: autograder lint {name}   then   autograder bench {name}   (see docs/authoring.md)",
+                  highlight=False, soft_wrap=True)
 
 
 @friendly_errors
@@ -38,12 +39,16 @@ def lint(
             "nothing unpredicted is shown or sealed (about half a minute)."
         ),
     ] = False,
+    device: Annotated[
+        str | None,
+        typer.Option(help="Check the reference of this device (e.g. cpu) instead of the device of record."),
+    ] = None,
 ) -> None:
     """Check that lesson.toml, workload.py and the notebook agree: one line per problem.
 
     Every quantity needs a prediction cell and a graded cell, grade ids must be unique and present,
-    tolerances sane, every measure/sweep cell after the predictions of what it reveals, and a reference
-    must exist for the device of record. Exit 1 on errors."""
+    tolerances sane, peak names known, every measure/sweep cell after the predictions of what it reveals,
+    and a reference must exist for the device of record (or --device). Exit 1 on errors."""
     from ..authoring import lint_lesson
     from ..config import CourseSettings
     from ..errors import LessonSpecError
@@ -56,7 +61,7 @@ def lint(
             f"no lesson {name!r} under {c.root / 'source'} (lessons there: {lessons or 'none'}); "
             "run from the course folder or pass -C COURSE"
         )
-    device = CourseSettings.load(c.root).policy.device_of_record
+    device = device or CourseSettings.load(c.root).policy.device_of_record
     findings = lint_lesson(folder, c.references, device, execute=execute)
     for f in findings:
         console.print(f"{name}: {f}", highlight=False, soft_wrap=True)

@@ -132,6 +132,7 @@ def bench(
 
     c = course_at(course)
     spec = c.spec(assignment)
+    _refuse_unknown_peaks(spec)
     if merge:
         if not runs or len(runs) < 1:
             raise BenchUsageError("--merge needs the stored runs to merge, e.g. --merge run1.json run2.json")
@@ -195,6 +196,13 @@ def bench(
             + ("accepted by the instructor" if accept_unfair else f"not passed ({merged.device.key} is not graded on)"),
             highlight=False,
         )
+    for q in spec.quantities:
+        if q.id not in merged.quantities:
+            err_console.print(
+                f"[yellow]warning:[/] no value for quantity {q.id!r} on {merged.device.key}: what it is derived from "
+                f"was not measured here; `autograder lint {assignment} --device {merged.device.key}` says why",
+                highlight=False, soft_wrap=True,
+            )
     console.print(
         f"reference stored: [bold]{path}[/] ({merged.duration_s:.1f} s measuring, {len(merged.sources)} "
         f"process(es), device key {merged.device.key})"
@@ -213,3 +221,15 @@ def plot(
     c = course_at(course)
     run = ReferenceStore(store or c.references).load(assignment, device)
     console.print(f"plot: {plot_sweep(run, out)}")
+
+
+def _refuse_unknown_peaks(spec: LessonSpec) -> None:
+    """A peak_fraction naming a ceiling the bench does not measure would be dropped from the reference:
+    say so before measuring anything."""
+    from ..authoring.lint import unknown_peak
+    from ..errors import LessonSpecError
+
+    for q in spec.quantities:
+        problem = unknown_peak(q)
+        if problem:
+            raise LessonSpecError(problem)

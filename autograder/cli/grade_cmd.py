@@ -40,6 +40,13 @@ def grade(
             "nbgrader_config.py, see docs/slurm.md)."
         ),
     ] = "local",
+    device: Annotated[
+        str | None,
+        typer.Option(
+            help="Grade against this device's stored reference (e.g. cpu, to try a lesson on a laptop) instead "
+            "of the device of record in nbgrader_config.py."
+        ),
+    ] = None,
 ) -> None:
     """Grade every submission from its submitted notebook, without starting a kernel per notebook.
 
@@ -52,6 +59,14 @@ def grade(
     """
     c = course_at(course)
     settings = CourseSettings.load(c.root)
+    if device is not None:
+        from ._device import override_device
+
+        settings, force = override_device(settings, c, assignment, device, force)
+    else:
+        from ._device import regrade_if_moved
+
+        force = regrade_if_moved(settings, c, assignment, force)
     runner: Runner
     if executor == "slurm":
         from ..scaleout.slurm import SlurmRunner
@@ -79,6 +94,12 @@ def grade(
     )
     for s, why in result.failed.items():
         console.print(f"[red]failed[/] {s}: {why}")
+    if autograded and result.graded:
+        console.print(
+            f"autograded/ now holds these submissions: `nbgrader autograde {assignment}` skips them (it logs "
+            "only 'Skipping existing assignment') unless you pass --force",
+            highlight=False,
+        )
     if result.graded or result.failed:
         _print_summary(result.records)
     else:  # nothing changed: validating every record for the table would cost more than the whole run
@@ -103,6 +124,10 @@ def report(
     canvas: Annotated[
         Path | None, typer.Option(help="Course report only: also write Canvas's gradebook-import CSV here.")
     ] = None,
+    device: Annotated[
+        str | None,
+        typer.Option(help="Only the records graded against this device's reference (e.g. cpu), plotted against it."),
+    ] = None,
 ) -> None:
     """Summarize graded records: a class table, a CSV for the LMS, a calibration plot (predicted vs reference).
 
@@ -113,6 +138,19 @@ def report(
         _course_report(c, csv, canvas)
         return
     records = RecordStore(c.records).all(assignment)
+    if device is not None:
+        from ._device import require_reference
+
+        require_reference(c, assignment, device)
+        others = sorted({r.device_of_record or "none" for r in records} - {device})
+        records = [r for r in records if r.device_of_record == device]
+        if not records:
+            console.print(
+                f"no records of {assignment} graded against {device} (they were graded against "
+                f"{', '.join(others) or 'nothing yet'}); run `autograder grade {assignment} --device {device}`",
+                highlight=False,
+            )
+            raise typer.Exit(1)
     if not records:
         console.print(f"no records for {assignment} under {c.records}; run `autograder grade {assignment}` first")
         raise typer.Exit(1)

@@ -160,8 +160,8 @@ def _complete(params: dict[str, ParamValue], named: Mapping[str, ParamValue], la
     """A case whose other parameters are left over from an earlier sentence, completed from the measured
     cases that agree with what this sentence names ("at 4096 columns" in a sweep whose rows shrink as its
     columns grow), or failing that with the latest mention alone."""
-    if not known or any(dict(k) == params for k in known):
-        return params
+    if not known or any(dict(k) == params for k in known) or set(named) >= set(params):
+        return params  # measured, or named in full by the sentence (judged by the work model there)
     for wanted in (named, last):
         agree = [dict(k) for k in known if all(k.get(p) == v for p, v in wanted.items())]
         if wanted and agree:

@@ -103,6 +103,8 @@ def grade_submission(
             graded_at=graded_at,
         )
     ref, note = refs.for_student(reading.student_device, reading.student_device_name, reading.student_meta)
+    if ref.device.kind in ("cpu", "cuda"):  # the cases this kind of device measured (lesson.toml [devices])
+        spec = spec.for_device(ref.device.kind)
     predictions = [grade_quantity(q.id, reading, spec, ref, note, policy) for q in spec.quantities]
     explanations = [
         grade_explanation(reading.explanations.get(e.grade_id, ""), spec, e, ref) for e in spec.explanations

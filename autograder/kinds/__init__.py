@@ -8,6 +8,8 @@ by the name a quantity gives in ``lesson.toml``.
 
 from __future__ import annotations
 
+import copy
+
 from ..errors import LessonSpecError
 from ..records import Quantity
 from ._base import Band, Kind, Measurements, Score
@@ -37,8 +39,25 @@ register_kind(CountKind())
 
 
 def kind_of(q: Quantity | str) -> Kind:
+    """The kind of ``q``; for a quantity whose lesson.toml words it (``prompt``, ``unit``), the kind speaking
+    those words (a copy of the registered kind, made once per wording)."""
     name = q if isinstance(q, str) else q.kind
     try:
-        return KINDS[name]
+        kind = KINDS[name]
     except KeyError:
         raise LessonSpecError(f"unknown quantity kind {name!r}; known: {', '.join(sorted(KINDS))}") from None
+    if isinstance(q, str):
+        return kind
+    words = (q.prompt or kind.default_prompt(q), q.unit or kind.default_unit(q))
+    if words == (kind.asks_for, kind.unit):
+        return kind
+    key = (name, *words)
+    worded = _WORDED.get(key)
+    if worded is None:
+        worded = copy.copy(kind)
+        worded.asks_for, worded.unit = words
+        _WORDED[key] = worded
+    return worded
+
+
+_WORDED: dict[tuple[str, str, str], Kind] = {}

@@ -79,12 +79,22 @@ class Kind:
     name: ClassVar[str]
     Args: ClassVar[type[Args]]
     #: what the student writes, for messages ("the speedup as a factor, e.g. 2.5")
-    asks_for: ClassVar[str] = "a number"
+    asks_for: str = "a number"
+    #: the words after a value, where the kind has some (a quantity's ``unit`` in lesson.toml sets them)
+    unit: str = ""
     #: an example value, for scaffolds and messages
     example: ClassVar[Any] = 1.0
     #: what a measured value of this kind is when an explanation quotes it ("ratio", "fraction",
     #: "launches", ...; None: not a number an explanation states)
     fact_kind: ClassVar[str | None] = "ratio"
+
+    def default_prompt(self, q: Quantity) -> str:
+        """What ``q`` asks the student for when lesson.toml gives no ``prompt``."""
+        return self.asks_for
+
+    def default_unit(self, q: Quantity) -> str:
+        """The words after a value of ``q`` when lesson.toml gives no ``unit``."""
+        return self.unit
 
     def args(self, q: Quantity) -> Any:
         try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ..records import DeviceFingerprint, Measurement, ParamValue, Quantity, QuantityValue
+from ..records import DeviceFingerprint, Measurement, ParamValue, Quantity, QuantityValue, short_dtype
 from ._base import (
     LogRatioScored,
     Measurements,
@@ -87,8 +87,20 @@ class PeakFractionKind(LogRatioScored, OneCaseKind):
             problem += f" — write {float(value) / 100:g} for {float(value):g}%"
         return (None, problem) if problem else (v, None)
 
+    def default_prompt(self, q: Quantity) -> str:
+        return f"a fraction {self.default_unit(q)}, e.g. 0.7 for 70%"
+
+    def default_unit(self, q: Quantity) -> str:
+        """"of the copy roofline", "of the bf16 matmul peak": what the fraction is of, from its ``peak``."""
+        peak = str(q.args.get("peak", "copy_gbps"))
+        if peak == "copy_gbps":
+            return "of the copy roofline"
+        if peak.startswith("matmul_tflops:"):
+            return f"of the {short_dtype(peak.split(':', 1)[1])} matmul peak"
+        return "of peak"
+
     def show(self, value: float | str) -> str:
-        return f"{100 * value:.0f}% of peak" if isinstance(value, float) else str(value)
+        return f"{100 * value:.0f}% {self.unit or 'of peak'}" if isinstance(value, float) else str(value)
 
     def show_committed(self, value: float | str) -> str:
-        return f"{value:g} ({100 * value:.0f}% of peak)" if isinstance(value, float) else str(value)
+        return f"{value:g} ({100 * value:.0f}% {self.unit or 'of peak'})" if isinstance(value, float) else str(value)

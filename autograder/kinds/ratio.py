@@ -79,10 +79,10 @@ class RatioKind(LogRatioScored):
         return positive_number(
             q,
             value,
-            "the speedup as a factor",
+            self.asks_for,
             1e-4,
             1e4,
-            "speedup",
+            "ratio of two times",
             "1e-4 and 1e4",
             "is a ratio of two times and must be positive",
         )

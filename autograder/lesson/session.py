@@ -31,6 +31,7 @@ from ..kinds import kind_of
 from ..ledger import append, committed_predictions, genesis, measured_values, start_over, verify_chains
 from ..records import Case, LedgerEntry, Measurement, ParamValue, render_params
 from ..spec import LessonSpec, load_spec
+from ..table_order import ratio_heading, ratio_order
 from ._output import show_ledger, show_text
 
 __all__ = ["Lesson"]
@@ -405,7 +406,7 @@ class Lesson:
             return
         ms = self._measure_point(point)
         by: dict[tuple[str, str], Measurement] = {(m.case.variant, m.method): m for m in ms}
-        variants = [v for v in wl.variants if (v, "gpu_time") in by]
+        variants = [v for v in ratio_order(self.spec, wl.variants) if (v, "gpu_time") in by]
         base = variants[0]
         lines = [f"{wl.describe(point)} · {self._device_name}"]
         if point != asked:
@@ -415,7 +416,7 @@ class Lesson:
             )
         head = f"{'method':<14}" + "".join(f" {v + ' ms':>{max(12, len(v) + 4)}}" for v in variants)
         head += "".join(
-            f" {'speedup' if len(variants) == 2 else base + '/' + v:>{max(8, len(base) + len(v) + 2)}}"
+            f" {ratio_heading(wl.variants[0], base, v, len(variants) == 2):>{max(8, len(base) + len(v) + 2)}}"
             for v in variants[1:]
         )
         lines.append(head)
@@ -478,7 +479,7 @@ class Lesson:
             return
         if not self._may_reveal(cases):
             return
-        variants = [v for v in wl.variants if any(v in vs for _, vs in groups)]
+        variants = [v for v in ratio_order(self.spec, wl.variants) if any(v in vs for _, vs in groups)]
         base = variants[0]
         size = wl.size_param
         where = render_params(fixed_params, short=False, sep=" · ")

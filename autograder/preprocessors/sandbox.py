@@ -55,11 +55,12 @@ def bwrap_command(folder: Path, runtime: Path, course_root: Path, keep: list[Pat
     hidden = [Path(h) for h in ("/root", "/home", str(course_root)) if os.path.isdir(h)]
     for h in hidden:
         cmd += ["--perms", "0755", "--tmpfs", str(h)]
+    covered = [*hidden, Path("/tmp")]  # /tmp too: a venv installed under /tmp must stay visible
     for p in keep:  # read-only again where the hiding above covered them
-        if not p.exists() or p.is_relative_to(folder) or not any(p.is_relative_to(h) for h in hidden):
+        if not p.exists() or p.is_relative_to(folder) or not any(p.is_relative_to(h) for h in covered):
             continue
         for parent in reversed(p.parents):  # traversable mount points for a user other than root
-            if any(parent.is_relative_to(h) and parent != h for h in hidden):
+            if any(parent.is_relative_to(h) and parent != h for h in covered):
                 cmd += ["--perms", "0755", "--dir", str(parent)]
         cmd += ["--ro-bind", str(p), str(p)]
     for p in (folder, runtime):

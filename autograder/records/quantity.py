@@ -132,6 +132,12 @@ class Quantity(Record):
     points: float = Field(default=2.0, gt=0)
     tolerance: Tolerance = Tolerance()
     args: dict[str, Any] = Field(default_factory=dict)
+    #: what the student is asked to write, in words (default: the kind's, e.g. "the speedup as a factor"):
+    #: "the slowdown as a factor (time of one variant ÷ the other's), e.g. 2"
+    prompt: str = ""
+    #: the words after a value in every sentence, where the kind has some (peak_fraction: "of the copy
+    #: roofline"; default from its peak)
+    unit: str = ""
 
     @field_validator("id")
     @classmethod

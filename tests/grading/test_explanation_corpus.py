@@ -37,16 +37,23 @@ def _grade(entry, lessons):
     return grade_explanation(entry.text, spec, ex, ref)
 
 
-def test_every_explanation_cell_has_forty_entries_of_every_category():
+LESSONS = sorted(p.parent.name for p in (REPO / "source").glob("*/lesson.toml"))
+BUNDLED = ("03_roofline", "04_fusion", "05_softmax")  # the lessons this repository ships: a corpus is required
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_every_explanation_cell_has_forty_entries_of_every_category(lesson):
     cells = Counter((e.lesson, e.grade_id) for e in ENTRIES)
-    for lesson in sorted(p.parent.name for p in (REPO / "source").glob("*/lesson.toml")):
-        for ex in load_spec(REPO / "source" / lesson / "lesson.toml").explanations:
-            assert cells[(lesson, ex.grade_id)] >= 40, (
-                f"{lesson} {ex.grade_id}: {cells[(lesson, ex.grade_id)]} hand-written explanations; a bundled lesson "
-                f"needs 40 in tests/grading/explanation_corpus/{lesson}.{ex.grade_id}.txt (format: README.md there)"
-            )
-            kinds = {e.category for e in ENTRIES if (e.lesson, e.grade_id) == (lesson, ex.grade_id)}
-            assert kinds == CATEGORIES, (lesson, ex.grade_id, CATEGORIES - kinds)
+    if lesson not in BUNDLED and lesson not in {e.lesson for e in ENTRIES}:
+        pytest.skip(f"{lesson}: a course's own lesson without a hand-written explanation corpus "
+                    f"(tests/grading/explanation_corpus/{lesson}.*.txt): its pre-read is not checked against one")
+    for ex in load_spec(REPO / "source" / lesson / "lesson.toml").explanations:
+        assert cells[(lesson, ex.grade_id)] >= 40, (
+            f"{lesson} {ex.grade_id}: {cells[(lesson, ex.grade_id)]} hand-written explanations; a bundled lesson "
+            f"needs 40 in tests/grading/explanation_corpus/{lesson}.{ex.grade_id}.txt (format: README.md there)"
+        )
+        kinds = {e.category for e in ENTRIES if (e.lesson, e.grade_id) == (lesson, ex.grade_id)}
+        assert kinds == CATEGORIES, (lesson, ex.grade_id, CATEGORIES - kinds)
     assert len({e.name for e in ENTRIES}) == len(ENTRIES)
 
 

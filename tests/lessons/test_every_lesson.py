@@ -37,24 +37,35 @@ def lessons_course(tmp_path_factory) -> Course:
     return c
 
 
-@pytest.fixture(scope="module")
-def cpu_references(lessons_course):
-    from autograder.bench.runner import run_reference
-    from autograder.bench.timing import TimingPolicy
+class _CpuReferences(dict):  # type: ignore[type-arg]
+    """Each lesson's CPU reference, measured (and stored in the course) the first time a test asks for it:
+    `-k LESSON` measures that lesson only."""
 
-    store = ReferenceStore(lessons_course.references)
-    runs = {}
-    for name in LESSONS:
-        spec = lessons_course.spec(name)
+    def __init__(self, course: Course) -> None:
+        super().__init__()
+        self.course = course
+
+    def __missing__(self, name: str):
+        from autograder.bench.runner import run_reference
+        from autograder.bench.timing import TimingPolicy
+
+        spec = self.course.spec(name)
         # only the quantities' own cases (CI time), unless a quantity scans the sweep
         sizes = None if any(kind_of(q).name == "crossover" for q in spec.quantities) else []
-        runs[name] = run_reference(spec, "cpu", TimingPolicy.quick(), sizes=sizes)
-        store.save(runs[name])
-    return runs
+        run = run_reference(spec, "cpu", TimingPolicy.quick(), sizes=sizes)
+        ReferenceStore(self.course.references).save(run)
+        self[name] = run
+        return run
+
+
+@pytest.fixture(scope="module")
+def cpu_references(lessons_course):
+    return _CpuReferences(lessons_course)
 
 
 @pytest.mark.parametrize("name", LESSONS)
 def test_lint_finds_nothing(lessons_course, cpu_references, name):
+    cpu_references[name]  # measured first: lint checks the reference of the device of record (cpu here)
     findings = lint_lesson(lessons_course.root / "source" / name, lessons_course.references, "cpu")
     assert findings == [], [str(f) for f in findings]
 
@@ -71,6 +82,7 @@ def test_cpu_reference_derives_every_quantity(lessons_course, cpu_references, na
 
 @pytest.mark.parametrize("name", LESSONS)
 def test_sample_class_agrees_on_both_grading_paths(lessons_course, cpu_references, tmp_path, name):
+    cpu_references[name]  # stored in the course before it is copied
     native = Course.copy(lessons_course.root, tmp_path / "native", parts=("nbgrader_config.py", "source", "references"))
     native.generate_assignment(name)
     spec = native.spec(name)
@@ -120,6 +132,9 @@ def test_instructor_solutions_earn_full_credit_on_the_h200(name):
 
     course = Course.at(REPO)
     spec = course.spec(name)
+    if "nvidia-h200" not in ReferenceStore(course.references).devices(name):
+        pytest.skip(f"{name}: no H200 reference committed (references/{name}/nvidia-h200.json): run "
+                    f"`autograder bench {name}` on the course GPU; the CPU-reference tests above still run")
     ref = ReferenceStore(course.references).load(name, "nvidia-h200")
     solutions = _solution_predictions(REPO / "source" / name / spec.notebook)
     assert set(solutions) == {q.id for q in spec.quantities}
