@@ -15,7 +15,7 @@ def test_fusion_spec_describes_the_seed_chain(spec):
 
 def test_cpu_cases_cover_every_quantity(spec):
     keys = {c.key for c in spec.cases("cpu")}
-    for q in spec.quantities:
+    for q in spec.for_device("cpu").quantities:  # as a CPU measures them (lesson.toml [devices.cpu])
         assert {c.key for c in kind_of(q).cases(q)} <= keys
 
 
@@ -47,7 +47,7 @@ def test_unknown_kind_and_bad_kind_arguments_are_clear(tmp_path, repo):
     with pytest.raises(LessonSpecError, match="unknown quantity kind 'vibes'"):
         load_spec(tmp_path)
     (tmp_path / "lesson.toml").write_text(text.replace("baseline = {", "basline = {"), encoding="utf-8")
-    with pytest.raises(LessonSpecError, match="fp32_vs_fp16@2\\^24"):
+    with pytest.raises(LessonSpecError, match=r"wall_2\^20_vs_2\^28@fp16.*baseline"):
         load_spec(tmp_path)
 
 
