@@ -9,8 +9,8 @@ split; K back-to-back calls divided by K.
 
 Both repeat until the spread is small or a time cap is hit, keeping every raw sample.
 
-Both run under :func:`pinned_host`: the timing thread pinned to one core of the process's allowed set
-(the last one), and on a CPU torch's intra-op threads fixed (to one, by default).  Measured on an H200
+Both run under :func:`pinned_host`: on a GPU host the timing thread pinned to one core of the process's
+allowed set (the last one); on a CPU torch's intra-op threads fixed (to one, by default).  Measured on an H200
 host, an unpinned compiled call's per-call wall time moved between 62 and 315 µs from one fresh process
 to the next while pinned ones stayed within 62–64 µs (benchmarks/gpu_probe_dispatch.py); on the 2-core CI
 machine a threaded CPU op landed on 4/8 ms scheduler steps (a 2048² clone: 8.0 ms with 2 threads, 1.7 ms
@@ -47,7 +47,7 @@ class TimingPolicy:
     graph_target_ms: float = 2.0
     max_graph_calls: int = 256
     rotate_factor: float = 4.0  # rotated buffers span this many L2 sizes
-    pin_thread: bool = True  # pin the timing thread to one core while timing
+    pin_thread: bool = True  # on a GPU host, pin the timing thread to one core while timing
     cpu_threads: int | None = 1  # torch intra-op threads while timing on a CPU (None: leave as is)
     cpu_min_sample_ms: float = 2.0  # on a CPU, back-to-back calls per sample until a sample lasts this long
     #: warm up for at least ``warmup`` calls *and* this long: on an H200 host the first compiled case of a
@@ -70,12 +70,13 @@ class HostSetup:
 
 @contextlib.contextmanager
 def pinned_host(device: torch.device, policy: TimingPolicy) -> Iterator[HostSetup]:
-    """Pin the calling thread to one core (the highest of its allowed set) and, on a CPU, fix torch's
-    intra-op threads; restore both afterwards.  Where pinning is not possible (no sched_setaffinity) the
-    timing runs unpinned and the record says so (``pinned_cpu`` None)."""
+    """On a GPU host, pin the calling thread to one core (the highest of its allowed set); on a CPU, fix
+    torch's intra-op threads instead (the work itself runs there: pinned to one core of a busy 2-core
+    machine it could not move off a core another process holds). Both are restored afterwards; where
+    pinning is not possible the timing runs unpinned and the record says so (``pinned_cpu`` None)."""
     before_aff: set[int] | None = None
     core: int | None = None
-    if policy.pin_thread and hasattr(os, "sched_setaffinity"):
+    if policy.pin_thread and device.type == "cuda" and hasattr(os, "sched_setaffinity"):
         try:
             before_aff = set(os.sched_getaffinity(0))
             core = max(before_aff)

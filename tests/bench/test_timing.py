@@ -1,0 +1,69 @@
+"""The host setup timing runs under, and how many calls a CPU sample holds (autograder.bench.timing)."""
+
+import os
+import time
+
+import pytest
+import torch
+
+from autograder.bench.clocks import bring_to_steady, sm_clock_mhz
+from autograder.bench.timing import TimingPolicy, gpu_time, pinned_host, wall_per_call, warm_up
+
+
+def test_on_a_cpu_torch_threads_are_fixed_while_timing_and_restored():
+    before, aff = torch.get_num_threads(), os.sched_getaffinity(0)
+    with pinned_host(torch.device("cpu"), TimingPolicy()) as host:
+        assert torch.get_num_threads() == 1 and host.threads == 1
+        assert host.pinned_cpu is None and os.sched_getaffinity(0) == aff  # the work runs here: not pinned
+    assert torch.get_num_threads() == before
+
+
+def test_on_a_gpu_host_the_timing_thread_is_pinned_and_released():
+    aff = os.sched_getaffinity(0)
+    with pinned_host(torch.device("cuda"), TimingPolicy()) as host:  # pinning needs no GPU
+        assert host.pinned_cpu == max(aff) and os.sched_getaffinity(0) == {max(aff)}
+        assert host.threads is None
+    assert os.sched_getaffinity(0) == aff
+    with pinned_host(torch.device("cuda"), TimingPolicy(pin_thread=False)) as host:
+        assert host.pinned_cpu is None and os.sched_getaffinity(0) == aff
+
+
+def _sleeper(ms):
+    def fn(x):
+        t = time.perf_counter()
+        while (time.perf_counter() - t) * 1e3 < ms:
+            pass
+        return x
+
+    return fn
+
+
+def test_a_cpu_sample_holds_enough_calls_to_resolve():
+    """A 0.1 ms call is timed 20+ at a time (2 ms samples), not one by one under the scheduler's tick."""
+    x = (torch.zeros(4),)
+    samples, k = wall_per_call(_sleeper(0.1), x, TimingPolicy.quick())
+    assert k >= 10 and len(samples) >= 3
+    assert all(0.09 < s < 1.0 for s in samples)  # ms per call
+    gs, gk, words = gpu_time(_sleeper(0.1), x, TimingPolicy.quick())
+    assert gk >= 10 and "cpu" in words and all(0.09 < s < 1.0 for s in gs)
+
+
+def test_warm_up_lasts_its_calls_and_its_time():
+    calls = []
+    spin = _sleeper(0.05)
+
+    def fn(x):
+        calls.append(1)
+        return spin(x)
+
+    t = time.perf_counter()
+    warm_up(fn, (torch.zeros(1),), TimingPolicy(warmup=3, warmup_ms=20.0))
+    assert len(calls) > 3 and (time.perf_counter() - t) * 1e3 >= 20.0
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="the CPU fallback")
+def test_clocks_on_a_cpu_read_nothing_and_warm_nothing():
+    state = bring_to_steady(torch.device("cpu"))
+    assert state.steady and state.after_mhz is None and state.seconds == 0.0
+    assert sm_clock_mhz(torch.device("cpu")) is None
+    assert "not readable" in state.describe()
