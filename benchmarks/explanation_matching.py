@@ -2,6 +2,14 @@
 
     .venv/bin/python benchmarks/explanation_matching.py [--baseline REV]
                                                         [--out benchmarks/results/explanation-matching.txt]
+    .venv/bin/python benchmarks/explanation_matching.py --corpus DIR [--references DIR] [--out FILE]
+
+``--corpus DIR`` measures one other corpus in the same format (``<lesson>.<grade_id>.txt`` files, as in
+benchmarks/explanation_heldout/) instead of the two bundled ones; ``--references DIR`` is the reference store
+(``<lesson>/nvidia-h200.json``) it is judged against (default: ``DIR/references`` if it exists, else the
+repository's live ``references/``). The two bundled corpora are judged against the frozen copies of the H200
+references they were written against (``<corpus>/references/``), so a re-measured reference does not move
+their figures.
 
 The corpus (tests/grading/explanation_corpus/, one file per explanation cell of every lesson) marks every
 number a TA would judge with what it is: a right figure of a variant or of none in particular, a restated
@@ -39,7 +47,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from autograder.grading.explanations import grade_explanation
+from autograder.preread import grade_explanation
 from autograder.grading.references import ReferenceStore
 from autograder.records import ExplanationGrade, FoundNumber
 from autograder.spec import load_spec
@@ -158,19 +166,40 @@ def main() -> int:
     ap.add_argument("--baseline", default="c28a3cc",
                     help="git revision of the pre-reader to compare with ('' for none)")
     ap.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "explanation-matching.txt")
+    ap.add_argument("--corpus", type=Path, default=None,
+                    help="measure this corpus folder (the held-out format) instead of the two bundled ones")
+    ap.add_argument("--references", type=Path, default=None,
+                    help="reference store to judge --corpus against (default: CORPUS/references, else references/)")
     args = ap.parse_args()
-    sets = {"held-out": corpus(REPO / "benchmarks" / "explanation_heldout"), "development": corpus()}
-    store = ReferenceStore(REPO / "references")
-    lessons = {}
-    for lesson in sorted({e.lesson for es in sets.values() for e in es}):
-        lessons[lesson] = (load_spec(REPO / "source" / lesson / "lesson.toml"), store.load(lesson, "nvidia-h200"))
+    heldout, development = REPO / "benchmarks" / "explanation_heldout", REPO / "tests" / "grading" / "explanation_corpus"
+    if args.corpus is not None:
+        if not args.corpus.is_dir() or not any(args.corpus.glob("*.txt")):
+            print(f"--corpus {args.corpus}: no <lesson>.<grade_id>.txt files there", file=sys.stderr)
+            return 2
+        refs = args.references or (args.corpus / "references" if (args.corpus / "references").is_dir()
+                                   else REPO / "references")
+        folders = {f"corpus {args.corpus.name}": (args.corpus, refs)}
+    else:
+        folders = {"held-out": (heldout, args.references or heldout / "references"),
+                   "development": (development, args.references or development / "references")}
+    sets = {name: corpus(folder) for name, (folder, _) in folders.items()}
+    lessons: dict[str, dict] = {}
+    for name, (_, refs) in folders.items():
+        store = ReferenceStore(refs)
+        lessons[name] = {}
+        for lesson in sorted({e.lesson for e in sets[name]}):
+            lessons[name][lesson] = (load_spec(REPO / "source" / lesson / "lesson.toml"),
+                                     store.load(lesson, "nvidia-h200"))
     old = baseline(args.baseline) if args.baseline else None
-    lines = [f"# python benchmarks/explanation_matching.py --baseline {args.baseline or repr('')}  "
+    shown = " ".join(a for a in sys.argv[1:]) or f"--baseline {args.baseline}"
+    lines = [f"# python benchmarks/explanation_matching.py {shown}  "
              f"({platform.python_version()}, {platform.machine()})", ""]
     for name, entries in sets.items():
-        run(grade_explanation, entries[:5], lessons)  # build the fact books before timing
+        refs_name = folders[name][1]
+        lines += [f"# {name}: references from {refs_name.relative_to(REPO) if refs_name.is_relative_to(REPO) else refs_name}"]
+        run(grade_explanation, entries[:5], lessons[name])  # build the fact books before timing
         started = time.perf_counter()
-        now = run(grade_explanation, entries, lessons)
+        now = run(grade_explanation, entries, lessons[name])
         per_entry_ms = (time.perf_counter() - started) / len(entries) * 1e3
         lines += [
             f"# {name} corpus: {len(entries)} explanations, {sum(len(e.spans) for e in entries)} annotated numbers, "
@@ -180,7 +209,7 @@ def main() -> int:
         ]
         if old is not None:
             lines += report(f"{name}, baseline {args.baseline}: every number against every fact of the cell's case",
-                            run(old, entries, lessons))
+                            run(old, entries, lessons[name]))
     text = "\n".join(lines)
     print(text)
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from ..errors import AutograderError
 from ..kinds import kind_of
+from ..preread import work_model_problems
 from ..spec import LessonSpec, load_spec
 
 __all__ = ["Finding", "lint_lesson"]
@@ -152,6 +153,7 @@ def lint_lesson(folder: str | Path, references: str | Path, device_of_record: st
     except AutograderError as exc:
         return [Finding("error", str(exc))]
     out = [Finding("error", p) for p in spec.problems()]
+    out += [Finding("error", p) for p in work_model_problems(spec)] if not out else []
     out += _tolerances(spec)
     nb = folder / spec.notebook
     out += _notebook(spec, nb) if nb.is_file() else [Finding("error", f"no notebook {spec.notebook} in {folder}")]

@@ -1,6 +1,6 @@
 import pytest
 
-from autograder.grading.explanations import extract_numbers, grade_explanation
+from autograder.preread import extract_numbers, grade_explanation
 
 GOOD = (
     "Eager launches four kernels and each reads and writes a 32 MB tensor, so it moves 268 MB; the fused "

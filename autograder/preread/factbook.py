@@ -8,13 +8,54 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from ..errors import LessonSpecError
 from ..kinds import kind_of
 from ..mentions import DTYPE_BYTES, DTYPE_WORDS
 from ..records import ParamValue, ReferenceRun, render_params
 from ..spec import ExplanationSpec, LessonSpec
-from ..workload import Fact
+from ..workload import Fact, Work
 
-__all__ = ["Candidate", "FactBook", "fact_book"]
+__all__ = ["Candidate", "FactBook", "WorkModelError", "check_work_model", "fact_book", "work_model_problems"]
+
+
+class WorkModelError(LessonSpecError):
+    """A lesson's work model (``workload.py``: ``work``, ``facts``, ``input_bytes``) fails at a case the
+    lesson itself measures or asks about: a bug of the lesson, reported in one line, never hidden."""
+
+
+def _model_at(spec: LessonSpec, params: Mapping[str, ParamValue]) -> tuple[list[Fact], dict[str, Work], list[tuple[str, int]]]:
+    wl = spec.workload
+    return list(wl.facts(params)), {v: wl.work(v, params) for v in wl.variants}, list(wl.input_bytes(params))
+
+
+def _lesson_cases(spec: LessonSpec) -> list[dict[str, ParamValue]]:
+    """Every case the lesson measures on any device kind, and every explanation cell's case."""
+    seen: dict[tuple[tuple[str, ParamValue], ...], dict[str, ParamValue]] = {}
+    for kind in spec.sweep:
+        for c in spec.cases(kind):
+            seen.setdefault(_key(c.params), dict(c.params))
+    for ex in spec.explanations:
+        seen.setdefault(_key(ex.case), dict(ex.case))
+    return list(seen.values())
+
+
+def work_model_problems(spec: LessonSpec) -> list[str]:
+    """One line per case of the lesson where its work model raises (``autograder lint`` reports them)."""
+    out = []
+    for params in _lesson_cases(spec):
+        try:
+            _model_at(spec, params)
+        except Exception as exc:  # noqa: BLE001 - any error of the lesson's code is a finding, named below
+            where = render_params(params, short=False, sep=" ")
+            out.append(f"work model fails at {where}: {type(exc).__name__}: {exc}")
+    return out
+
+
+def check_work_model(spec: LessonSpec) -> None:
+    """Raise :class:`WorkModelError` (the first failing case) if the work model fails at a case of the lesson."""
+    problems = work_model_problems(spec)
+    if problems:
+        raise WorkModelError(f"lesson {spec.id}: {problems[0]}")
 
 
 #: a per-kernel figure counts only where the sentence speaks per kernel ("each eager kernel moves 20 MB")
@@ -76,11 +117,13 @@ class FactBook:
         wl = self.spec.workload
         where = render_params(params, short=False, sep=" ")
         try:
-            model = list(wl.facts(params))
-            works = {v: wl.work(v, params) for v in wl.variants}
-            inputs = wl.input_bytes(params)
-        except Exception:  # not a case of this lesson (a size the text names wrongly): nothing to match
-            return []
+            model, works, inputs = _model_at(self.spec, params)
+        except Exception as exc:  # noqa: BLE001 - sorted below: the lesson's bug, or a case the text invents
+            if any(_key(k) == _key(params) for k in self.known_cases()):
+                raise WorkModelError(
+                    f"lesson {self.spec.id}: work model fails at {where}: {type(exc).__name__}: {exc}"
+                ) from exc
+            return []  # a case only the text names (a size or dtype the lesson has not): nothing to match
         out = [Candidate(f) for f in model]
         have = {(f.kind, f.variant) for f in model}
         for v, w in works.items():  # FLOPs and intensity, where the lesson's own facts leave them out
