@@ -33,6 +33,9 @@ class Mention:
     end: int
     variant: str | None = None
     params: Mapping[str, ParamValue] | None = None
+    #: for a "here" (``params`` None): the parameters it does not send back to the cell's case ("at this
+    #: size" keeps the dtype the text named); None: it sends all of them back
+    keeps: frozenset[str] | None = None
 
     @property
     def names_variant(self) -> bool:

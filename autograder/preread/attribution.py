@@ -20,6 +20,8 @@ Pure functions over the text and the workload's spellings.
 
 from __future__ import annotations
 
+import bisect
+import dataclasses
 import itertools
 import re
 from collections.abc import Mapping, Sequence
@@ -68,7 +70,8 @@ class Context:
     sentence: str = ""
     offset: int = 0  # where the sentence starts in the text
     named_case: bool = False
-    clause: str = ""
+    clause: str = ""  # the sentence up to the end of the number's clause
+    own_clause: str = ""  # the number's clause alone (a per-kernel figure needs "each" there)
 
 
 @dataclass(frozen=True)
@@ -87,8 +90,12 @@ def _spans(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
     return out
 
 
-def _around(spans: list[tuple[int, int]], pos: int) -> tuple[int, int]:
-    return next(((a, b) for a, b in spans if a <= pos < b), (pos, pos + 1))
+def _around(spans: list[tuple[int, int]], starts: list[int], pos: int) -> tuple[int, int]:
+    """The span of sorted, disjoint ``spans`` (their ``starts``) holding ``pos``: a binary search."""
+    i = bisect.bisect_right(starts, pos) - 1
+    if i >= 0 and spans[i][0] <= pos < spans[i][1]:
+        return spans[i]
+    return (pos, pos + 1)
 
 
 def _mask(text: str, mentions: list[Mention]) -> str:
@@ -101,57 +108,124 @@ def _mask(text: str, mentions: list[Mention]) -> str:
     return "".join(chars)
 
 
+#: the longest stretch one rule looks at: a sentence longer than this (no real one is; a hostile answer's
+#: may be megabytes) is read in pieces of at most this length, cut at a space, so that no rule's work
+#: grows with the length of the answer and the whole pre-read is linear in it
+MAX_SENTENCE = 1000
+#: how far back a rule that reads "the words just before" looks ("faster than ", "from about ")
+LOOKBACK = 64
+
+
+def _cap(a: int, b: int, text: str) -> list[tuple[int, int]]:
+    out = []
+    while b - a > MAX_SENTENCE:
+        cut = text.rfind(" ", a + MAX_SENTENCE // 2, a + MAX_SENTENCE)
+        cut = cut + 1 if cut > a else a + MAX_SENTENCE
+        out.append((a, cut))
+        a = cut
+    out.append((a, b))
+    return out
+
+
 def _sentences(text: str) -> list[tuple[int, int]]:
     """Sentence spans; "e.g. 5 kernels" does not end a sentence; a list item ends at its line's end unless
-    the next line is indented (a wrapped item)."""
+    the next line is indented (a wrapped item); none is longer than :data:`MAX_SENTENCE`."""
     out: list[tuple[int, int]] = []
     cuts = {m.end() for m in _SENTENCE_END.finditer(text)}
     cuts |= {m.end() for m in _ITEM_END.finditer(text)}
     ends = sorted(cuts)
     for a, b in zip([0, *ends], [*ends, len(text)], strict=True):
-        if out and _ABBREVIATION.search(text[out[-1][0]:out[-1][1]].rstrip()):
+        if out and _ABBREVIATION.search(text[max(out[-1][0], out[-1][1] - 16):out[-1][1]].rstrip()):
             out[-1] = (out[-1][0], b)
         else:
             out.append((a, b))
-    return out
+    return [piece for a, b in out for piece in _cap(a, b, text)]
 
 
-def _variant(num: Stated, text: str, names: list[Mention], sentence: tuple[int, int],
-             clause: tuple[int, int], opener: str) -> str | None:
-    inside = [m for m in names if num.start <= m.start < num.end]  # "one fused kernel"
+def _tail(pattern: re.Pattern[str], text: str, lo: int, end: int) -> bool:
+    """Whether ``text[lo:end]`` ends with ``pattern`` (a pattern anchored with ``$``), looking back at most
+    :data:`LOOKBACK` characters."""
+    return pattern.search(text[max(lo, end - LOOKBACK):end]) is not None
+
+
+class _Names:
+    """The variant mentions of a text, indexed for the questions :func:`_variant` asks of each number
+    (binary searches over their positions, so each question costs the same however long the text)."""
+
+    def __init__(self, names: list[Mention], text: str, sentences: list[tuple[int, int]],
+                 sentence_starts: list[int]) -> None:
+        self.names = names
+        self.starts = [m.start for m in names]
+        # a name right after "than", "as", "vs": what the sentence compares with, not its subject
+        self.after_than = [
+            _tail(_THAN, text, _around(sentences, sentence_starts, m.start)[0], m.start) for m in names
+        ]
+        self.subjects = [m for m, t in zip(names, self.after_than, strict=True) if not t]
+        self.subject_starts = [m.start for m in self.subjects]
+        # the latest earlier subject naming another variant (or none): "one variant since here" in O(1)
+        self.prev_other: list[int] = []
+        for i, m in enumerate(self.subjects):
+            if i == 0:
+                self.prev_other.append(-1)
+            elif self.subjects[i - 1].variant != m.variant:
+                self.prev_other.append(i - 1)
+            else:
+                self.prev_other.append(self.prev_other[i - 1])
+
+    def between(self, a: int, b: int) -> list[Mention]:
+        """Names starting in ``[a, b)``."""
+        return self.names[bisect.bisect_left(self.starts, a):bisect.bisect_left(self.starts, b)]
+
+    def last_subject(self, a: int, end: int) -> int | None:
+        """Index (in :attr:`subjects`) of the last subject starting at or after ``a`` and ending by ``end``."""
+        i = bisect.bisect_right(self.subject_starts, end) - 1
+        while i >= 0 and self.subjects[i].end > end:
+            i -= 1
+        return i if i >= 0 and self.subjects[i].start >= a else None
+
+    def only_variant(self, a: int, end: int) -> tuple[bool, str | None]:
+        """(whether subjects name exactly one variant in ``[a, end)``, that variant)."""
+        i = self.last_subject(a, end)
+        if i is None:
+            return False, None
+        j = self.prev_other[i]
+        return (j < 0 or self.subjects[j].start < a), self.subjects[i].variant
+
+
+def _variant(num: Stated, text: str, names: _Names, sentence: tuple[int, int],
+             clause: tuple[int, int], opener: str, segment: int) -> str | None:
+    inside = names.between(num.start, num.end)  # "one fused kernel"
     if inside:
         return inside[0].variant
     right_after = [
-        m for m in names
-        if num.end <= m.start < sentence[1] and not _NEW_ITEM.search(text[num.end:m.end + 3])
-        and _RIGHT_AFTER.match(text[num.end:m.start])
+        m for m in names.between(num.end, min(sentence[1], num.end + LOOKBACK))
+        if not _NEW_ITEM.search(text[num.end:m.end + 3]) and _RIGHT_AFTER.match(text[num.end:m.start])
     ]
     if right_after:
         return right_after[0].variant
-    if _THAN.search(text[sentence[0]:num.start]) or _PAIR.match(text, num.end):
+    if _tail(_THAN, text, sentence[0], num.start) or _PAIR.match(text, num.end):
         return None  # "slower than four aten launches", "174 µs vs 25 µs": one side of a comparison
-    labels = [m for m in names if sentence[0] <= m.start <= m.end <= num.start and _LABELS.match(text[m.end:num.start])]
+    labels = [m for m in names.between(max(sentence[0], num.start - LOOKBACK), num.start)
+              if m.end <= num.start and _LABELS.match(text[m.end:num.start])]
     if labels:
         return labels[-1].variant
     # "faster than eager": the thing compared with, not the subject
-    subjects = [m for m in names if not _THAN.search(text[sentence[0]:m.start])]
-    in_clause = [m for m in subjects if clause[0] <= m.start < clause[1]]
-    before = [m for m in in_clause if m.end <= num.start]
-    if before:
-        if _FROM.search(text[before[-1].end:num.start]):
+    last = names.last_subject(clause[0], num.start)
+    if last is not None:
+        before = names.subjects[last]
+        if _tail(_FROM, text, before.end, num.start):
             return None
-        return before[-1].variant
+        return before.variant
     if opener and _OPENS_WITH_CONTRAST.match(opener):
         return None
-    if _RELATIVE.match(text[clause[0]:num.start]):  # "..., whose 5 kernels": the variant just named
-        near = [m for m in names if sentence[0] <= m.start and m.end <= clause[0]]
+    if _RELATIVE.match(text[clause[0]:min(num.start, clause[0] + LOOKBACK)]):  # "..., whose 5 kernels": the variant just named
+        near = [m for m in names.between(sentence[0], clause[0]) if m.end <= clause[0]]
         return near[-1].variant if near else None
     # the stretch since the last contrast ("while the add, which is memory bound, needs 174 µs"), then the sentence
-    segment = max((b.end() for b in _SEGMENT_BREAK.finditer(text, sentence[0], num.start)), default=sentence[0])
     for start in (segment, sentence[0]):
-        earlier = {m.variant for m in subjects if start <= m.start and m.end <= num.start}
-        if earlier:
-            return earlier.pop() if len(earlier) == 1 else None
+        one, variant = names.only_variant(start, num.start)
+        if names.last_subject(start, num.start) is not None:
+            return variant if one else None
     return None
 
 
@@ -169,41 +243,85 @@ def _complete(params: dict[str, ParamValue], named: Mapping[str, ParamValue], la
     return params
 
 
-def _params(num: Stated, text: str, case: Mapping[str, ParamValue], cases: list[Mention],
-            sentence: tuple[int, int], known: Sequence[Mapping[str, ParamValue]]) -> tuple[dict[str, ParamValue], bool]:
-    params = dict(case)
-    named: dict[str, ParamValue] = {}
-    last: Mapping[str, ParamValue] = {}
-    for m in cases:
-        if m.end > num.start:
-            break
-        if m.params is None:  # "here": the cell's case again
-            params, named = dict(case), {}
-            continue
-        if _THAN.search(text[max(0, m.start - 20):m.start]) and m.end < num.start - 2:
-            continue  # "the same 6.3 MB as bf16 ... runs at": what it is compared with, not where it is
-        params.update(m.params)
-        last = m.params
-        named = {**named, **m.params} if m.start >= sentence[0] else named
-    before_here = any(sentence[0] <= m.start < num.start for m in cases)
-    for m in cases:
-        if m.start < num.end or m.start >= sentence[1]:
-            continue
-        between = text[num.end:m.start]
-        if _CASE_TAIL.match(between) or (not before_here and not _CLAUSE_CONTRAST.search(between)):
+class _Cases:
+    """The case mentions of a text ("at 2^22", "fp32", "here"), indexed: the case a number is said of is
+    the fold of every mention before it, kept as a running state from sentence to sentence (numbers are
+    asked in text order), then the few mentions of its own sentence."""
+
+    def __init__(self, cases: list[Mention], text: str, case: Mapping[str, ParamValue]) -> None:
+        self.cases = cases
+        self.starts = [m.start for m in cases]
+        self.text = text
+        self.case = dict(case)
+        # "the same 6.3 MB as bf16 ... runs at": what it is compared with, not where it is
+        self.compared = [_THAN.search(text[max(0, m.start - 20):m.start]) is not None for m in cases]
+        self.contrasts = [m.start() for m in _CLAUSE_CONTRAST.finditer(text)]
+        self._at = 0  # mentions before this index are folded into the state below
+        self._params: dict[str, ParamValue] = dict(case)
+        self._last: Mapping[str, ParamValue] = {}
+
+    def _state_at(self, pos: int) -> tuple[dict[str, ParamValue], Mapping[str, ParamValue]]:
+        """(params, latest mention) after every mention that starts before ``pos`` (a sentence's start)."""
+        if pos < (self.cases[self._at - 1].start if self._at else -1):
+            self._at, self._params, self._last = 0, dict(self.case), {}  # asked out of order: start again
+        while self._at < len(self.cases) and self.cases[self._at].start < pos:
+            m = self.cases[self._at]
             if m.params is None:
-                params, named = dict(case), {}
-            else:  # with the mentions right after it: "at 2^22 fp16"
-                end = m.start
-                for n in (c for c in cases if c.start >= m.start and c.params):
-                    if not re.fullmatch(r"[\s,/]*(?:in|and)?[\s,/]*", text[end:n.start]):
-                        break
-                    params.update(n.params or {})
-                    named.update(n.params or {})
-                    last, end = n.params or {}, n.end
-        break
-    in_sentence = any(sentence[0] <= m.start < sentence[1] for m in cases)
-    return _complete(params, named, last, known), in_sentence
+                self._params = {**self._params, **self.case} if m.keeps is None else {
+                    **self._params, **{k: v for k, v in self.case.items() if k not in m.keeps}}
+            elif not self.compared[self._at]:
+                self._params = {**self._params, **m.params}
+                self._last = m.params
+            self._at += 1
+        return dict(self._params), self._last
+
+    def in_range(self, a: int, b: int) -> range:
+        return range(bisect.bisect_left(self.starts, a), bisect.bisect_left(self.starts, b))
+
+    def params(self, num: Stated, sentence: tuple[int, int],
+               known: Sequence[Mapping[str, ParamValue]]) -> tuple[dict[str, ParamValue], bool]:
+        text, cases = self.text, self.cases
+        params, last = self._state_at(sentence[0])
+        named: dict[str, ParamValue] = {}
+        for i in self.in_range(sentence[0], num.start):
+            m = cases[i]
+            if m.end > num.start:
+                break
+            if m.params is None:  # "here": the cell's case again ("at this size": its size, not its dtype)
+                if m.keeps is None:
+                    params, named = dict(self.case), {}
+                else:
+                    params = {**params, **{k: v for k, v in self.case.items() if k not in m.keeps}}
+                    named = {k: v for k, v in named.items() if k in m.keeps}
+                continue
+            if self.compared[i] and m.end < num.start - 2:
+                continue
+            params.update(m.params)
+            last = m.params
+            named = {**named, **m.params}
+        before_here = bool(self.in_range(sentence[0], num.start))
+        after = self.in_range(num.end, sentence[1])
+        if after:
+            first = after.start
+            m = cases[first]
+            between = text[num.end:m.start]
+            contrast = bisect.bisect_left(self.contrasts, num.end)
+            crossed = contrast < len(self.contrasts) and self.contrasts[contrast] < m.start
+            if (len(between) <= 2 * LOOKBACK and _CASE_TAIL.match(between)) or (not before_here and not crossed):
+                if m.params is None:
+                    params, named = dict(self.case), {}
+                else:  # with the mentions right after it: "at 2^22 fp16"
+                    end = m.start
+                    for n in cases[first:first + 8]:
+                        if not n.params:
+                            continue
+                        if not re.fullmatch(r"[\s,/]*(?:in|and)?[\s,/]*", text[end:n.start]):
+                            break
+                        params.update(n.params)
+                        named.update(n.params)
+                        last, end = n.params, n.end
+        in_sentence = bool(self.in_range(sentence[0], sentence[1]))
+        return _complete(params, named, last, known), in_sentence
 
 
 _CLAUSE_CONTRAST = re.compile(r"[;]|\b(?:but|while|whereas|instead)\b", re.I)
@@ -214,16 +332,17 @@ _CASE_TAIL = re.compile(
 )
 
 
-def _in_table(num: Stated, cell: _Cell, text: str, case: Mapping[str, ParamValue], cases: list[Mention],
-              names: list[Mention], known: Sequence[Mapping[str, ParamValue]]) -> Attributed:
+def _in_table(num: Stated, cell: _Cell, text: str, case: Mapping[str, ParamValue], cases: _Cases,
+              names: _Names, known: Sequence[Mapping[str, ParamValue]]) -> Attributed:
     """A number in a table cell: the variant its column or row header names, the case its row, column or
     corner names (else the cell's own text, else the explanation's case)."""
     spans = [(cell.start, cell.end), *cell.heads]
-    variant = next((m.variant for a, b in spans for m in names if a <= m.start < b), None)
+    variant = next((m.variant for a, b in spans for m in names.between(a, b)), None)
     params, named = dict(case), dict[str, ParamValue]()
     for a, b in reversed(spans):
-        for m in cases:
-            if a <= m.start < b and m.params:
+        for i in cases.in_range(a, b):
+            m = cases.cases[i]
+            if m.params:
                 params.update(m.params)
                 named.update(m.params)
     words = " ".join(text[a:b] for a, b in spans)
@@ -232,7 +351,11 @@ def _in_table(num: Stated, cell: _Cell, text: str, case: Mapping[str, ParamValue
 
 
 def _here(text: str) -> list[Mention]:
-    return [Mention(m.start(), m.end(), variant=None, params=None) for m in _HERE.finditer(text)]
+    """"here", "in this case": back to the cell's case; "at this size", "this shape": back to its size, the
+    dtype the text named stays."""
+    return [Mention(m.start(), m.end(), variant=None, params=None,
+                    keeps=frozenset({"dtype"}) if re.search(r"size|shape", m.group(0), re.I) else None)
+            for m in _HERE.finditer(text)]
 
 
 @dataclass(frozen=True)
@@ -272,29 +395,58 @@ def _table_cells(text: str) -> list[_Cell]:
 def attribute(text: str, workload: Workload, case: Mapping[str, ParamValue],
               known: Sequence[Mapping[str, ParamValue]] = ()) -> list[Attributed]:
     """Every number of ``text`` (an explanation of ``case``) with what it is said of. ``known``: the cases
-    a reference measured, to complete a case the text names only in part."""
-    mentioned = sorted(workload.mentions(text), key=lambda m: m.start)
+    a reference measured, to complete a case the text names only in part.
+
+    Linear in the length of ``text``: every pattern runs once over the text (the lesson's own case
+    patterns once per piece of at most :data:`MAX_SENTENCE` characters), and each number asks only
+    binary searches and windows of bounded length (:data:`LOOKBACK`, :data:`MAX_SENTENCE`)."""
+    mentioned = sorted(_lesson_mentions(workload, text), key=lambda m: m.start)
     masked = _mask(text, mentioned)
-    cases = sorted([*mentioned, *_here(masked)], key=lambda m: m.start)
-    names = variant_mentions(masked, workload.names_of_variants())
+    cases = _Cases(sorted([*mentioned, *_here(masked)], key=lambda m: m.start), masked, case)
     sentences = _sentences(masked)
+    sentence_starts = [a for a, _ in sentences]
+    names = _Names(variant_mentions(masked, workload.names_of_variants()), masked, sentences, sentence_starts)
     breaks = list(_CLAUSE_BREAK.finditer(masked))
     clauses = _spans(_CLAUSE_BREAK, masked)
+    clause_starts = [a for a, _ in clauses]
     openers = {m.end(): m.group(0) for m in breaks}
+    segments = [m.end() for m in _SEGMENT_BREAK.finditer(masked)]
     cells = _table_cells(masked)
+    cell_starts = [c.start for c in cells]
     out = []
     for num in extract(masked):
-        cell = next((c for c in cells if c.start <= num.start < c.end), None)
+        i = bisect.bisect_right(cell_starts, num.start) - 1
+        cell = cells[i] if i >= 0 and cells[i].start <= num.start < cells[i].end else None
         if cell is not None:
             out.append(_in_table(num, cell, text, case, cases, names, known))
             continue
-        sentence = _around(sentences, num.start)
-        clause = _around(clauses, num.start)
+        sentence = _around(sentences, sentence_starts, num.start)
+        clause = _around(clauses, clause_starts, num.start)
         opener = openers.get(clause[0], "") if clause[0] > sentence[0] else ""
         clause = (max(clause[0], sentence[0]), min(clause[1], sentence[1]))
-        variant = _variant(num, masked, names, sentence, clause, opener)
-        params, named = _params(num, masked, case, cases, sentence, known)
+        j = bisect.bisect_right(segments, num.start) - 1
+        segment = segments[j] if j >= 0 and segments[j] > sentence[0] else sentence[0]
+        variant = _variant(num, masked, names, sentence, clause, opener, segment)
+        params, named = cases.params(num, sentence, known)
         # the words a fact may need ("each", "peak", "L2"): the sentence up to the end of the number's clause
         out.append(Attributed(num, Context(variant, params, text[sentence[0]:sentence[1]], sentence[0], named,
-                                           text[sentence[0]:clause[1]])))
+                                           text[sentence[0]:clause[1]], text[clause[0]:clause[1]])))
+    return out
+
+
+def _lesson_mentions(workload: Workload, text: str) -> list[Mention]:
+    """The lesson's case mentions, read paragraph by paragraph (pieces of at most a few sentences), so a
+    lesson's pattern that is slow on a long run of text ("1,000,000,...") stays linear in the answer."""
+    out: list[Mention] = []
+    at = 0
+    for para in re.finditer(r"\n[ \t]*\n", text):
+        out += _mentions_in(workload, text, at, para.start())
+        at = para.end()
+    return out + _mentions_in(workload, text, at, len(text))
+
+
+def _mentions_in(workload: Workload, text: str, a: int, b: int) -> list[Mention]:
+    out = []
+    for lo, hi in _cap(a, b, text) if b - a > 4 * MAX_SENTENCE else [(a, b)]:
+        out += [dataclasses.replace(m, start=m.start + lo, end=m.end + lo) for m in workload.mentions(text[lo:hi])]
     return out

@@ -9,6 +9,7 @@ anything but bytes when a byte unit follows it. Pure functions: text in, finding
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -169,7 +170,7 @@ _BY = re.compile(
 )
 # "71.1 µs / 18.4 µs = 3.86": a ratio of two stated figures
 _QUOTIENT = re.compile(
-    r"[\d.,]+\s*(?:µs|μs|us|ms|s|[kmgt]i?b(?:/s)?|flop/s|tflop/s)\s*(?:/|÷)\s*[\d.,]+\s*"
+    r"(?<![\d.,])[\d.,]+\s*(?:µs|μs|us|ms|s|[kmgt]i?b(?:/s)?|flop/s|tflop/s)\s*(?:/|÷)\s*[\d.,]+\s*"
     r"(?:µs|μs|us|ms|s|[kmgt]i?b(?:/s)?|flop/s|tflop/s)\s*(?:=|≈|~)\s*" + _N + _NOT_A_VALUE, re.I
 )
 _NAMED_FRACTION = re.compile(
@@ -203,42 +204,51 @@ _BOUND = re.compile(
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\-*•\d])|\n\s*\n|\n(?=\s*[-*•]\s)")
 
 
-def _listed_ratios(
-    text: str, found: list[Stated], taken: list[tuple[int, int]], add: Callable[[Stated], None]
-) -> None:
+class _Taken:
+    """Which characters a found number already covers (spans never overlap): a check costs the span's
+    length, not the count of numbers found so far."""
+
+    def __init__(self, n: int) -> None:
+        self.mask = bytearray(n)
+
+    def overlaps(self, a: int, b: int) -> bool:
+        return self.mask.find(1, a, b) >= 0
+
+    def add(self, a: int, b: int) -> None:
+        self.mask[a:b] = b"\x01" * (b - a)
+
+
+def _listed_ratios(text: str, found: list[Stated], taken: _Taken, add: Callable[[Stated], None]) -> None:
     """In a sentence that states a ratio, later bare numbers listed by case are ratios too."""
     sentences = [(0, len(text))]
     if text:
         cuts = [m.end() for m in _SENTENCE.finditer(text)]
         sentences = list(zip([0, *cuts], [*cuts, len(text)], strict=True))
+    ratios = sorted(f.start for f in found if f.kind == "ratio")
     for a, b in sentences:
-        first = min((f.start for f in found if a <= f.start < b and f.kind == "ratio"), default=None)
-        if first is None:
+        i = bisect.bisect_left(ratios, a)
+        if i == len(ratios) or ratios[i] >= b:
             continue
-        for m in _LISTED.finditer(text, first, b):
+        for m in _LISTED.finditer(text, ratios[i], b):
             n = to_float(m.group(1))
-            if n is None or _overlaps(taken, m.start(1), m.end(1)) or n > 1000:
+            if n is None or taken.overlaps(m.start(1), m.end(1)) or n > 1000:
                 continue
             add(Stated(m.group(1), m.start(1), m.end(1), "", n, (Reading("ratio", n),), unitless=True))
-
-
-def _overlaps(spans: Iterable[tuple[int, int]], a: int, b: int) -> bool:
-    return any(a < e and s < b for s, e in spans)
 
 
 def extract(text: str) -> list[Stated]:
     """Every number the text states with a unit or names as a ratio, in text order; spans never overlap.
     ``text`` should have case-naming sizes masked (they are not quantities)."""
     found: list[Stated] = []
-    taken: list[tuple[int, int]] = []
+    taken = _Taken(len(text))
 
     def add(s: Stated) -> None:
         found.append(s)
-        taken.append((s.start, s.end))
+        taken.add(s.start, s.end)
 
     for kind, pat in _UNITS:
         for m in pat.finditer(text):
-            if _overlaps(taken, m.start(), m.end()):
+            if taken.overlaps(m.start(), m.end()):
                 continue
             first, second = to_float(m.group(1)), to_float(m.group(2)) if m.group(2) else None
             if first is None:
@@ -261,11 +271,11 @@ def extract(text: str) -> list[Stated]:
         before = text[max(0, m.start() - 5):m.start()]
         if re.search(r"\bthe\s+$", before, re.I) and m.group(1).lower() in ("two", "three"):
             continue  # "the two kernels": the two variants, not a count of launches
-        if n is not None and not _overlaps(taken, m.start(), m.end()):
+        if n is not None and not taken.overlaps(m.start(), m.end()):
             add(Stated(m.group(0), m.start(), m.end(), m.group("u").lower(), n, (Reading("launches", n),)))
     for m in _WORD_RATIO.finditer(text):
         n = to_float(m.group(1))
-        if n is not None and not _overlaps(taken, m.start(), m.end()) and (m.group(0) != m.group(1) or n == 2):
+        if n is not None and not taken.overlaps(m.start(), m.end()) and (m.group(0) != m.group(1) or n == 2):
             add(Stated(m.group(0), m.start(), m.end(), "times", n, (Reading("ratio", n),)))
     named = ((_OF_PEAK, "fraction"), (_NAMED_LAUNCHES, "launches"), (_QUOTIENT, "ratio"), (_BY, "ratio"),
              (_NAMED_RATIO, "ratio"), (_NAMED_FRACTION, "fraction"))
@@ -273,7 +283,7 @@ def extract(text: str) -> list[Stated]:
         for m in pat.finditer(text):
             n = to_float(m.group(1))
             a, b = m.start(1), m.end(1)
-            if n is None or _overlaps(taken, a, b):
+            if n is None or taken.overlaps(a, b):
                 continue
             if kind == "fraction" and pat is _NAMED_FRACTION and n > 1:
                 continue
@@ -286,10 +296,10 @@ def extract(text: str) -> list[Stated]:
         if not carried or not prev.number:
             continue
         n = to_float(carried.group(1))
-        if n is None or _overlaps(taken, carried.start(1), carried.end(1)):
+        if n is None or taken.overlaps(carried.start(1), carried.end(1)):
             continue
         readings = tuple(Reading(r.kind, n * r.value / prev.number) for r in prev.readings)
         add(Stated(carried.group(1), carried.start(1), carried.end(1), prev.unit, n, readings, unitless=True))
     _listed_ratios(text, found, taken, add)
     # "below 1x", "more than 4,000 GB/s": a bound, not a value to check
-    return sorted((s for s in found if not _BOUND.search(text, 0, s.start)), key=lambda s: s.start)
+    return sorted((s for s in found if not _BOUND.search(text[max(0, s.start - 40):s.start])), key=lambda s: s.start)
