@@ -43,6 +43,7 @@ _OPENS_WITH_CONTRAST = re.compile(r"^\W*(?:" + _CONTRAST + r")\b", re.I)
 _ITEM_END = re.compile(r"^[ \t]*(?:[-*•→]|\d+[.)])[ \t][^\n]*\n(?![ \t])", re.M)
 _NEW_ITEM = re.compile(r"\n\s*(?:[-*•]|\d+[.)]|\n)|\n\s*\S+\s*:")  # a new list item or paragraph
 _PAIR = re.compile(r"\s*(?:vs\.?|versus|against|compared (?:to|with)|/)\s*(?:~|≈|about\s+)?\d", re.I)
+_COPULA = re.compile(r"\b(?:is|it's|it’s|it is|being|was)\s+(?:just\s+|only\s+|still\s+)?$", re.I)
 _RELATIVE = re.compile(r"^\W*whose\b", re.I)
 _FROM = re.compile(r"\bfrom\s+(?:about\s+|roughly\s+|~\s*|≈\s*)?$", re.I)
 _THAN = re.compile(
@@ -196,6 +197,11 @@ def _variant(num: Stated, text: str, names: _Names, sentence: tuple[int, int],
              clause: tuple[int, int], opener: str, segment: int) -> str | None:
     inside = names.between(num.start, num.end)  # "one fused kernel"
     if inside:
+        # "torch.softmax ... because it's a single fused kernel": the word describes the subject named before
+        if _tail(_COPULA, text, sentence[0], num.start):
+            last = names.last_subject(sentence[0], num.start)
+            if last is not None:
+                return names.subjects[last].variant
         return inside[0].variant
     right_after = [
         m for m in names.between(num.end, min(sentence[1], num.end + LOOKBACK))

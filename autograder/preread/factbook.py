@@ -5,6 +5,7 @@ asked for: grading ten thousand explanations must not rebuild it ten thousand ti
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -65,11 +66,12 @@ CACHE = r"\b(?:l2|cache[sd]?)\b"
 
 
 #: a device's ceiling only where the sentence speaks of one (else "this kernel runs at 4 TB/s" would match it)
-CEILING = r"roofline|peak|copy|ceiling|theoretical|spec|hbm|limit|max|ridge|balance|knee|machine|(?:%|per\s?cent) of"
+CEILING = (r"\b(?:roofline|peak|copy|ceiling|theoretical|spec|hbm|limit|max(?:imum)?|ridge|balance|knee|machine)\b"
+           r"|(?:%|per\s?cent) of")
 
 #: a share of the copy roofline, or of the matmul peak, only where the sentence says which
-COPY = r"copy|bandwidth|roofline|memory|hbm|[gt]b/s"
-COMPUTE = r"peak|tensor|compute|flop|matmul|mma"
+COPY = r"\b(?:copy|bandwidth|roofline|memory|hbm|[gt]b/s)"
+COMPUTE = r"\b(?:peak|tensor|compute|flop|matmul|mma)"
 
 
 @dataclass(frozen=True)
@@ -124,6 +126,7 @@ class FactBook:
                     f"lesson {self.spec.id}: work model fails at {where}: {type(exc).__name__}: {exc}"
                 ) from exc
             return []  # a case only the text names (a size or dtype the lesson has not): nothing to match
+        model = [_typed_model_fact(f, works) for f in model]
         out = [Candidate(f) for f in model]
         have = {(f.kind, f.variant) for f in model}
         for v, w in works.items():  # FLOPs and intensity, where the lesson's own facts leave them out
@@ -134,18 +137,25 @@ class FactBook:
         for v, w in works.items():
             if w.launches > 1:
                 out.append(Candidate(Fact("bytes", w.bytes_moved / w.launches, f"{v} bytes per kernel for {where}",
-                                          v, params), cue=EACH))
+                                          v, params, topic="traffic", per_kernel=True), cue=EACH))
         for name, size in inputs:
-            out.append(Candidate(Fact("bytes", size, f"{name} for {where} (an input)", None, params, given=True)))
-        for f in model:
-            if f.kind == "ratio" and f.variant is None:  # the model's own ratios compare the variants
-                out.remove(Candidate(f))
-                out.append(Candidate(f, compares=frozenset(wl.variants)))
+            out.append(Candidate(Fact("bytes", size, f"{name} for {where} (an input)", None, params, given=True,
+                                      topic="input")))
+        for i, c in enumerate(out):
+            if c.fact.kind == "ratio" and c.fact.variant is None and c.compares is None:
+                # the model's own ratios compare the variants
+                out[i] = Candidate(c.fact, c.cue, frozenset(c.fact.ratio_of or wl.variants))
         dtype = params.get("dtype")
         if isinstance(dtype, str) and dtype in DTYPE_BYTES:
-            out.append(Candidate(Fact("bytes", DTYPE_BYTES[dtype], f"one {dtype} element", None, params, given=True)))
-        out += self._measured(params)
-        out += [Candidate(f, CACHE if "L2" in f.label else CEILING) for f in self._device()]
+            out.append(Candidate(Fact("bytes", DTYPE_BYTES[dtype], f"one {dtype} element", None, params, given=True,
+                                      topic="input")))
+        measured = self._measured(params)
+        # what the reference counted overrides what the model predicts ("torch.compile launches 1 kernel" is
+        # the model's count; the profiler saw 5 at one long row): the model's figure is dropped there
+        counted = {c.fact.variant for c in measured if c.fact.kind == "launches" and c.fact.variant}
+        out = [c for c in out if not (c.fact.kind == "launches" and c.fact.variant in counted)]
+        out += measured
+        out += [Candidate(f, CACHE if f.topic == "cache" else CEILING) for f in self._device()]
         return out
 
     def _measured(self, params: dict[str, ParamValue]) -> list[Candidate]:
@@ -164,17 +174,20 @@ class FactBook:
             v, what = m.case.variant, f"{dev} {m.case.key} {m.method}"
             st = m.stats
             out += [
-                Candidate(Fact("time", st.median, f"{what} time", v, params)),
-                Candidate(Fact("bandwidth", m.achieved_gbps, f"{what} achieved bandwidth", v, params)),
+                Candidate(Fact("time", st.median, f"{what} time", v, params, method=m.method)),
+                Candidate(Fact("bandwidth", m.achieved_gbps, f"{what} achieved bandwidth", v, params,
+                               method=m.method)),
             ]
             if ref.device.copy_gbps:
                 out.append(Candidate(Fact("fraction", m.achieved_gbps / ref.device.copy_gbps,
-                                          f"{what} share of the copy roofline", v, params), COPY))
+                                          f"{what} share of the copy roofline", v, params, topic="share",
+                                          method=m.method), COPY))
             if m.flops:
-                out.append(Candidate(Fact("flop_rate", m.achieved_tflops, f"{what} TFLOP/s", v, params)))
+                out.append(Candidate(Fact("flop_rate", m.achieved_tflops, f"{what} TFLOP/s", v, params,
+                                          method=m.method)))
                 if peak:
                     out.append(Candidate(Fact("fraction", m.achieved_tflops / peak, f"{what} share of the matmul peak",
-                                              v, params), COMPUTE))
+                                              v, params, topic="share", method=m.method), COMPUTE))
         for a in here:
             for b in peers:
                 if a is b or a.method != b.method or b.stats.median <= 0:
@@ -184,8 +197,10 @@ class FactBook:
                     continue
                 for x, y in ((a, b), (b, a)):
                     # a ratio across dtypes only where the sentence names a dtype
+                    pair = None if across else (x.case.variant, y.case.variant)
                     out.append(Candidate(Fact("ratio", x.stats.median / y.stats.median,
-                                              f"{dev} {a.method} time {x.case.key} ÷ {y.case.key}", None, params),
+                                              f"{dev} {a.method} time {x.case.key} ÷ {y.case.key}", None, params,
+                                              topic="speedup", method=a.method, ratio_of=pair),
                                          DTYPE_WORDS if across else None,
                                          frozenset({x.case.variant, y.case.variant})))
         for f, compares in self._quantities():
@@ -210,8 +225,12 @@ class FactBook:
             params = shared[0] if shared and all(p == shared[0] for p in shared) else None
             variant = cases[0].variant if len(cases) == 1 else None
             compares = frozenset(c.variant for c in cases) if len(cases) > 1 else None
-            out.append((Fact(kind.fact_kind, float(value), f"{self.ref.device.name} reference {q.id}", variant, params),
-                        compares))
+            topic = {"ratio": "speedup", "fraction": "share"}.get(kind.fact_kind)
+            pair = (cases[0].variant, cases[1].variant) if (
+                len(cases) == 2 and cases[0].params == cases[1].params and cases[0].variant != cases[1].variant
+            ) else None
+            out.append((Fact(kind.fact_kind, float(value), f"{self.ref.device.name} reference {q.id}", variant, params,
+                             topic=topic, method=q.method, ratio_of=pair), compares))
         return out
 
     def _device(self) -> tuple[Fact, ...]:
@@ -224,18 +243,32 @@ class FactBook:
         if ref is None:
             return ()
         dev = ref.device
-        out = [Fact("bandwidth", dev.copy_gbps, f"{dev.name} copy roofline")]
+        out = [Fact("bandwidth", dev.copy_gbps, f"{dev.name} copy roofline", topic="ceiling")]
         if dev.l2_bytes:
-            out.append(Fact("bytes", dev.l2_bytes, f"{dev.name} L2 cache"))
+            out.append(Fact("bytes", dev.l2_bytes, f"{dev.name} L2 cache", topic="cache"))
         for key, peak in sorted((getattr(dev, "peaks", None) or {}).items()):
             if key.startswith("matmul_tflops:"):
-                out.append(Fact("flop_rate", peak, f"{dev.name} matmul peak ({key.split(':', 1)[1]})"))
+                out.append(Fact("flop_rate", peak, f"{dev.name} matmul peak ({key.split(':', 1)[1]})", topic="ceiling"))
         for key, peak in sorted((getattr(dev, "peaks", None) or {}).items()):
             if key.startswith("matmul_tflops:") and dev.copy_gbps:
                 out.append(Fact("intensity", peak * 1e3 / dev.copy_gbps,
-                                f"{dev.name} ridge point ({key.split(':', 1)[1]} peak ÷ copy roofline)"))
+                                f"{dev.name} ridge point ({key.split(':', 1)[1]} peak ÷ copy roofline)",
+                                topic="ceiling"))
         out += [f for f, _ in self._quantities() if f.params is None]
         return tuple(out)
+
+
+def _typed_model_fact(f: Fact, works: Mapping[str, Work]) -> Fact:
+    """A lesson's own fact with the typed fields it leaves out: bytes of a variant and the model's ratios are
+    traffic (the work model knows no time); a ratio's two variants are the pair whose bytes it divides."""
+    topic = f.topic
+    if topic is None and f.kind in ("bytes", "ratio"):
+        topic = "input" if f.given else "traffic"
+    pair = f.ratio_of
+    if pair is None and f.kind == "ratio" and f.variant is None:
+        pair = next(((a, b) for a in works for b in works if a != b and works[b].bytes_moved
+                     and abs(works[a].bytes_moved / works[b].bytes_moved - f.value) <= 1e-9 * max(1.0, f.value)), None)
+    return dataclasses.replace(f, topic=topic, ratio_of=pair)
 
 
 _BOOKS: dict[tuple[int, str, int], FactBook] = {}
