@@ -47,7 +47,8 @@ _COPULA = re.compile(r"\b(?:is|it's|it’s|it is|being|was)\s+(?:just\s+|only\s+
 _RELATIVE = re.compile(r"^\W*whose\b", re.I)
 _FROM = re.compile(r"\bfrom\s+(?:about\s+|roughly\s+|~\s*|≈\s*)?$", re.I)
 _THAN = re.compile(
-    r"\b(?:than|as|like|unlike|vs\.?|versus|against|compared (?:to|with))\s+(?:the\s+|that of\s+|for\s+)?$", re.I
+    r"\b(?:than|as|like|unlike|vs\.?|versus|against|compared (?:to|with)|over|relative to|als|que|sobre|"
+    r"par rapport (?:à|au)|gegenüber|frente a)\s+(?:the\s+|that of\s+|for\s+)?$", re.I
 )
 #: between a number and the variant it is said of: "41 µs for the library kernel", "0.31 FLOP/B unfused",
 #: "7 µs for the three eager kernels"
@@ -73,6 +74,9 @@ class Context:
     named_case: bool = False
     clause: str = ""  # the sentence up to the end of the number's clause
     own_clause: str = ""  # the number's clause alone (a per-kernel figure needs "each" there)
+    other: str | None = None  # the variant the sentence compares with ("faster than eager": eager)
+    after: str = ""  # the words right after the number, to the end of its clause ("faster than eager")
+    before: str = ""  # the words of its clause right before it ("the speedup is about")
 
 
 @dataclass(frozen=True)
@@ -233,6 +237,21 @@ def _variant(num: Stated, text: str, names: _Names, sentence: tuple[int, int],
         if names.last_subject(start, num.start) is not None:
             return variant if one else None
     return None
+
+
+def _other(num: Stated, names: _Names, sentence: tuple[int, int], subject: str | None) -> str | None:
+    """The variant the sentence compares the number's subject with: the nearest name after "than", "vs",
+    "compared to" in its sentence ("3.9x faster than eager", "compared with eager, fused is 3.9x faster")."""
+    best: tuple[int, str] | None = None
+    lo, hi = max(sentence[0], num.start - MAX_SENTENCE // 4), min(sentence[1], num.end + MAX_SENTENCE // 4)
+    i0 = bisect.bisect_left(names.starts, lo)
+    for i in range(i0, bisect.bisect_left(names.starts, hi)):
+        m = names.names[i]
+        if names.after_than[i] and m.variant is not None and m.variant != subject:
+            d = num.start - m.end if m.end <= num.start else m.start - num.end
+            if best is None or d < best[0]:
+                best = (d, m.variant)
+    return best[1] if best else None
 
 
 def _complete(params: dict[str, ParamValue], named: Mapping[str, ParamValue], last: Mapping[str, ParamValue],
@@ -435,8 +454,11 @@ def attribute(text: str, workload: Workload, case: Mapping[str, ParamValue],
         variant = _variant(num, masked, names, sentence, clause, opener, segment)
         params, named = cases.params(num, sentence, known)
         # the words a fact may need ("each", "peak", "L2"): the sentence up to the end of the number's clause
-        out.append(Attributed(num, Context(variant, params, text[sentence[0]:sentence[1]], sentence[0], named,
-                                           text[sentence[0]:clause[1]], text[clause[0]:clause[1]])))
+        out.append(Attributed(num, Context(
+            variant, params, text[sentence[0]:sentence[1]], sentence[0], named, text[sentence[0]:clause[1]],
+            text[clause[0]:clause[1]], _other(num, names, sentence, variant),
+            text[num.end:min(sentence[1], num.end + LOOKBACK)], text[max(clause[0], num.start - LOOKBACK):num.start],
+        )))
     return out
 
 

@@ -12,13 +12,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 from ..records import ExplanationGrade, FoundNumber, ParamValue, ReferenceRun, render_params
 from ..spec import ExplanationSpec, LessonSpec
 from ..workload import Fact
-from .attribution import Attributed, Context, attribute
+from .attribution import LOOKBACK, Attributed, Context, attribute
 from .factbook import Candidate, FactBook, fact_book
 from .numbers import Stated
+from .rules import (
+    DIRECTION_FASTER, DIRECTION_SLOWER, EACH, GPU, KERNEL_TIME, PREDICTED, RATIO_TIME, RATIO_TRAFFIC,
+    SPEEDUP_BEFORE, UNCHECKED, WALL,
+)
 
 __all__ = ["PREREAD", "Fact", "extract_numbers", "grade_explanation", "judge", "model_facts", "suggest"]
 
@@ -64,34 +69,112 @@ def _error(s: Stated, f: Fact) -> float:
     return min((abs(r.value - f.value) / f.value for r in s.readings if r.kind == f.kind), default=1.0)
 
 
-_TOPIC = re.compile(
-    r"((?:time|speed|wall|gpu)[\s-]*ratio|speed|faster|slower|time|µs|latency|wall|gpu)"
-    r"|(traffic|bytes?|memory|moves?|moving|ratio)", re.I
-)
+_RATIO_TOPIC = re.compile(f"({RATIO_TIME.pattern})|({RATIO_TRAFFIC.pattern})", re.I)
+_METHOD = re.compile(f"({WALL.pattern})|({GPU.pattern})", re.I)
 
 
-def _about_traffic(window: str, start: int, end: int) -> bool | None:
-    """Whether the words nearest a number (``window[start:end]``) speak of bytes (True) or of time (False):
-    the closest topic word before it in its sentence or after it in its clause ("4x less traffic", "3.9x in
-    GPU time"; a bare "ratio" is the traffic ratio); None if there is none."""
-    words = [(start - m.end(), 0, m) for m in _TOPIC.finditer(window, 0, start)]
-    words += [(m.start() - end, 1, m) for m in _TOPIC.finditer(window, end)]
-    return None if not words else min(words, key=lambda w: (w[0], w[1]))[2].group(2) is not None
+_CONJUNCTION = re.compile(r"\b(?:so|and|which|because|since|then|therefore|thus|hence|while|but|whereas)\b", re.I)
+_STRONG_BREAK = re.compile(r";|,\s*and\b|\b(?:but|while|whereas|however)\b", re.I)
 
 
-def _best(s: Stated, cands: Iterable[Candidate], rel: float, ctx: Context | None = None) -> Candidate | None:
-    ok = [c for c in cands if _close(s, c.fact, rel)]
-    # a ratio said of time is a speedup, one said of bytes a traffic ratio
-    about_traffic = _about_traffic(ctx.clause, s.start - ctx.offset, s.end - ctx.offset) if ctx else None
+def _nearest(pattern: re.Pattern[str], ctx: Context, s: Stated, after_penalty: int = 0) -> re.Match[str] | None:
+    """The match of ``pattern`` nearest the number in its own clause (before it or after it; before wins a
+    tie); failing that, the nearest before the clause in its sentence, back to a strong break ("; ", ", and",
+    "but"). Windows of bounded length."""
+    at, end = s.start - ctx.offset, s.end - ctx.offset
+    own = max(0, len(ctx.clause) - len(ctx.own_clause)) if ctx.own_clause else 0
+    # (searched a little past the number, so a lookahead may see it: "GPU 4.1x")
+    before = [m for m in pattern.finditer(ctx.clause, max(own, at - 4 * LOOKBACK), max(own, at + 16))
+              if m.end() <= at]
+    # after it: up to the next conjunction ("the ratio is 4 so the GPU speedup ...": the speedup is another figure)
+    stop = _CONJUNCTION.search(ctx.clause, max(0, end), min(len(ctx.clause), end + 2 * LOOKBACK))
+    after = pattern.search(ctx.clause, max(0, end), stop.start() if stop else min(len(ctx.clause), end + 2 * LOOKBACK))
+    words = [(at - m.end(), 0, m) for m in before[-1:]]
+    words += [(after.start() - end + after_penalty, 1, after)] if after else []
+    if words:
+        return min(words, key=lambda w: (w[0], w[1]))[2]
+    lo = max(0, own - 4 * LOOKBACK)
+    stop = max((m.end() for m in _STRONG_BREAK.finditer(ctx.clause, lo, min(at, own + 12))), default=lo)
+    if stop > own:
+        return None
+    earlier = list(pattern.finditer(ctx.clause, stop, own))
+    return earlier[-1] if earlier else None
 
-    def off_topic(c: Candidate) -> bool:
-        return c.fact.kind == "ratio" and about_traffic is not None and ("traffic" in c.fact.label) != about_traffic
 
-    # a derived fact before a restated input of the same value; then the one on topic; then the closest
-    return min(ok, key=lambda c: (c.fact.given, off_topic(c), _error(s, c.fact))) if ok else None
-
-
+@dataclass(frozen=True)
 class _Cues:
+    """What the sentence says a number is: its timing method (wall / gpu), whether a ratio is of time or of
+    bytes, which side of a comparison is faster, and whether it is one kernel's."""
+
+    method: str | None
+    topic: str | None  # "time" or "traffic" (for a ratio)
+    faster: bool | None  # the subject is the faster (smaller) side: True; the slower: False
+    per_kernel: bool
+    unchecked: bool
+
+    @staticmethod
+    def of(ctx: Context, s: Stated) -> _Cues:
+        m = _nearest(_METHOD, ctx, s, after_penalty=8)  # "in GPU time was 3.9x and in wall time 1x"
+        method = None if m is None else ("wall" if m.group(1) else "gpu")
+        if KERNEL_TIME.search(ctx.after[:24]) or KERNEL_TIME.search(ctx.before):
+            method = "gpu"
+        t = _nearest(_RATIO_TOPIC, ctx, s)
+        topic = None if t is None else ("time" if t.group(1) else "traffic")
+        if PREDICTED.search(ctx.clause):
+            topic = None
+        faster = True if DIRECTION_FASTER.search(ctx.after) or SPEEDUP_BEFORE.search(ctx.before) else (
+            False if DIRECTION_SLOWER.search(ctx.after) else None)
+        return _Cues(method, topic, faster, EACH.search(ctx.own_clause) is not None,
+                     UNCHECKED.search(ctx.clause) is not None)
+
+
+def _family(method: str | None) -> str | None:
+    """The timing method's family as sentences name it (the framework's method names)."""
+    if method is None:
+        return None
+    return "wall" if "wall" in method else "gpu" if "gpu" in method else method
+
+
+def _why_not(c: Candidate, ctx: Context, cues: _Cues) -> str | None:
+    """Why a fact of this case is not what the sentence says the number is (None: it is): another timing
+    method, a ratio of the other statistic, the comparison the other way round, one kernel's not the total."""
+    f = c.fact
+    if cues.method and _family(f.method) not in (None, cues.method):
+        return f"the {_family(f.method)} figure, not the {cues.method} one"
+    if f.kind == "ratio" and cues.topic is not None:
+        if f.topic == "traffic" and cues.topic == "time":
+            return "the traffic ratio, not a speedup"
+        if f.topic == "speedup" and cues.topic == "traffic":
+            return "a speedup, not the traffic ratio"
+    if f.kind == "ratio" and f.ratio_of is not None and cues.faster is not None:
+        slow, fast = f.ratio_of
+        subject_side, other_side = (fast, slow) if cues.faster else (slow, fast)
+        if (ctx.variant is not None and ctx.variant != subject_side) or (
+                ctx.other is not None and ctx.other != other_side):
+            return "the comparison the other way round"
+    if f.per_kernel and not cues.per_kernel:
+        return "one kernel's figure, not the whole call's"
+    return None
+
+
+def _unanchored(c: Candidate, ctx: Context, cues: _Cues, asked: frozenset[frozenset[str]]) -> bool:
+    """A ratio of two measured times that no quantity of the lesson compares (``asked``: the pairs it does),
+    said of neither time nor a variant of the pair: a sweep holds so many ratios that closeness alone would
+    credit almost any number; it is not credited."""
+    f = c.fact
+    if f.kind != "ratio" or f.topic != "speedup" or c.asked or c.cue or (c.compares or frozenset()) in asked:
+        return False
+    named = {v for v in (ctx.variant, ctx.other) if v is not None}
+    return cues.topic != "time" and cues.method is None and not (named & set(c.compares or ()))
+
+
+def _best(s: Stated, cands: Iterable[Candidate], rel: float) -> Candidate | None:
+    ok = [c for c in cands if _close(s, c.fact, rel)]
+    # a derived fact before a restated input of the same value; then the closest
+    return min(ok, key=lambda c: (c.fact.given, _error(s, c.fact))) if ok else None
+
+
+class _CueCache:
     """Which cues a clause has, each searched once (a case has hundreds of facts and a handful of cues)."""
 
     def __init__(self, clause: str) -> None:
@@ -99,7 +182,7 @@ class _Cues:
         self.seen: dict[str, bool] = {}
 
     def __call__(self, c: Candidate) -> bool:
-        if c.cue is None:
+        if c.cue is None or c.fact.per_kernel:
             return True
         if c.cue not in self.seen:
             self.seen[c.cue] = re.search(c.cue, self.clause, re.I) is not None
@@ -113,38 +196,57 @@ def _about(ctx: Context, variant_named: bool) -> str:
 
 def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL) -> FoundNumber:
     """One number's verdict: a fact of what its sentence names (match / given), a fact of something else
-    (misattributed), or nothing the model or the reference knows (unmatched)."""
+    (misattributed: another variant, case, timing method, statistic or direction), or nothing the model or
+    the reference knows (unmatched; unchecked where the sentence speaks of what the reference does not
+    measure, CPU dispatch per launch)."""
     s, ctx = a.stated, a.context
-    cued = _Cues(ctx.clause)
+    cued = _CueCache(ctx.clause)
+    cues = _Cues.of(ctx, s)
     kinds = {r.kind for r in s.readings}
     here = [c for c in book.at(ctx.params) if c.fact.kind in kinds and cued(c)]
-    fits = [
+    of_variant = [
         c for c in here
         if ctx.variant is None
         or (c.fact.variant in (None, ctx.variant) and (c.compares is None or ctx.variant in c.compares))
     ]
+    asked = book.compared_pairs()
+    fits = [c for c in of_variant if _why_not(c, ctx, cues) is None and not _unanchored(c, ctx, cues, asked)]
     shown = text[s.start:s.end]
     base = FoundNumber(text=shown, value=s.value, unit=s.unit, kind=s.kind, about=_about(ctx, True),
                        span=(s.start, s.end))
-    hit = _best(s, fits, rel, ctx)
+    hit = _best(s, fits, rel)
     if hit is not None:
         verdict = "given" if hit.fact.given else "match"
         return base.model_copy(update={"matches": hit.fact.label, "verdict": verdict, "of": hit.fact.variant})
+    # another method's, statistic's or direction's figure of what the sentence names: a misattribution
+    fitting = {id(c) for c in fits}
+    wrong_kind = [c for c in of_variant if id(c) not in fitting and not _unanchored(c, ctx, cues, asked)]
+    other = _best(s, [c for c in wrong_kind if not c.fact.given and not c.fact.per_kernel], rel)
+    if other is not None:
+        why = _why_not(other, ctx, cues) or ""
+        return base.model_copy(update={"verdict": "misattributed", "actually": f"{other.fact.label} ({why})"})
     # another variant's figure in a sentence that names this one, or another case's (one parameter away) in
     # a sentence that names a case: a misattribution. A figure nobody's in particular is just wrong; ratios are
     # so dense across a sweep that only another pair at this case counts.
-    fitting = {id(c) for c in fits}
-    elsewhere: list[Candidate] = [c for c in here if id(c) not in fitting] if ctx.variant is not None else []
+    variant_ok = {id(c) for c in of_variant}
+    elsewhere: list[Candidate] = [c for c in here if id(c) not in variant_ok] if ctx.variant is not None else []
     if ctx.named_case and s.kind != "ratio":
         for params in _neighbours(book, ctx.params):
             elsewhere += [c for c in book.at(params) if c.fact.kind in kinds and cued(c)]
-    other = _best(s, [c for c in elsewhere if not c.fact.given], rel, ctx)
+    elsewhere = [c for c in elsewhere if not _unanchored(c, ctx, cues, asked)]
+    other = _best(s, [c for c in elsewhere if not c.fact.given], rel)
     if other is not None:
         return base.model_copy(update={"verdict": "misattributed", "actually": other.fact.label})
+    per_kernel = _best(s, [c for c in wrong_kind if c.fact.per_kernel], rel)
+    if per_kernel is not None:
+        return base.model_copy(update={"verdict": "misattributed",
+                                       "actually": f"{per_kernel.fact.label} (one kernel's figure, not the whole call's)"})
     # an input's size at another case the sentence names is still only a restated input
-    given = _best(s, [c for c in elsewhere if c.fact.given], rel, ctx)
+    given = _best(s, [c for c in elsewhere if c.fact.given], rel)
     if given is not None:
         return base.model_copy(update={"matches": given.fact.label, "verdict": "given"})
+    if cues.unchecked and s.kind == "time":
+        return base.model_copy(update={"verdict": "unchecked"})
     return base
 
 

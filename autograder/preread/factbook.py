@@ -83,6 +83,8 @@ class Candidate:
     fact: Fact
     cue: str | None = None
     compares: frozenset[str] | None = None
+    #: a value of a quantity the lesson asks for (a headline figure a sentence may quote without naming it)
+    asked: bool = False
 
 
 def _key(params: Mapping[str, ParamValue]) -> tuple[tuple[str, ParamValue], ...]:
@@ -97,6 +99,7 @@ class FactBook:
     _at: dict[tuple[tuple[str, ParamValue], ...], list[Candidate]] = field(default_factory=dict)
     _device_facts: tuple[Fact, ...] | None = None
     _known: list[dict[str, ParamValue]] | None = None
+    _pairs: frozenset[frozenset[str]] | None = None
 
     def at(self, params: Mapping[str, ParamValue]) -> list[Candidate]:
         """The facts of the case ``params`` (empty if the workload has no model there)."""
@@ -104,6 +107,21 @@ class FactBook:
         if key not in self._at:
             self._at[key] = self._build(dict(params))
         return self._at[key]
+
+    def compared_pairs(self) -> frozenset[frozenset[str]]:
+        """The pairs of variants the lesson's quantities compare (a speedup of them is a figure it asks about)."""
+        if self._pairs is None:
+            pairs = set()
+            for q in self.spec.quantities:
+                try:
+                    cases = kind_of(q).cases(q)
+                except Exception:  # noqa: BLE001 - a quantity lint rejects compares nothing here
+                    continue
+                variants = frozenset(c.variant for c in cases)
+                if len(variants) == 2:
+                    pairs.add(variants)
+            self._pairs = frozenset(pairs)
+        return self._pairs
 
     def known_cases(self) -> list[dict[str, ParamValue]]:
         """The cell's case and every case the reference measured: where a misplaced number may belong."""
@@ -205,7 +223,7 @@ class FactBook:
                                          frozenset({x.case.variant, y.case.variant})))
         for f, compares in self._quantities():
             if f.params is not None and dict(f.params) == params:
-                out.append(Candidate(f, compares=compares))
+                out.append(Candidate(f, compares=compares, asked=True))
         return out
 
     def _quantities(self) -> list[tuple[Fact, frozenset[str] | None]]:
