@@ -31,6 +31,7 @@ from ..mentions import Mention, variant_mentions
 from ..records import ParamValue
 from ..workload import Workload
 from .numbers import Stated, extract
+from .rules import FORMULA
 
 __all__ = ["Attributed", "Context", "attribute"]
 
@@ -427,7 +428,9 @@ def attribute(text: str, workload: Workload, case: Mapping[str, ParamValue],
     binary searches and windows of bounded length (:data:`LOOKBACK`, :data:`MAX_SENTENCE`)."""
     mentioned = sorted(_lesson_mentions(workload, text), key=lambda m: m.start)
     masked = _mask(text, mentioned)
-    cases = _Cases(sorted([*mentioned, *_here(masked)], key=lambda m: m.start), masked, case)
+    # a size inside a formula ("= 8192/6") is masked like any mention but names no case
+    naming = [m for m in mentioned if not _in_formula(text, m)]
+    cases = _Cases(sorted([*naming, *_here(masked)], key=lambda m: m.start), masked, case)
     sentences = _sentences(masked)
     sentence_starts = [a for a, _ in sentences]
     names = _Names(variant_mentions(masked, workload.names_of_variants()), masked, sentences, sentence_starts)
@@ -460,6 +463,11 @@ def attribute(text: str, workload: Workload, case: Mapping[str, ParamValue],
             text[num.end:min(sentence[1], num.end + LOOKBACK)], text[max(clause[0], num.start - LOOKBACK):num.start],
         )))
     return out
+
+
+def _in_formula(text: str, m: Mention) -> bool:
+    return bool(FORMULA.match(text[m.end:m.end + 8])) or bool(
+        re.search(r"[/÷*·]\s*$", text[max(0, m.start - 3):m.start]))
 
 
 def _lesson_mentions(workload: Workload, text: str) -> list[Mention]:

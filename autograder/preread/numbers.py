@@ -14,6 +14,8 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from .rules import rule
+
 __all__ = ["Reading", "Stated", "extract"]
 
 _WORDS = {
@@ -152,6 +154,29 @@ _WORD_RATIO = re.compile(
 _LAUNCHES = re.compile(
     r"(?<![\w.])(\d+|" + _WORD_N[1:-1] + r")\s+(?:[\w.-]+\s+){0,2}?(?P<u>kernels?|launch(?:es)?)\b", re.I
 )
+# "4 vs 1" in a sentence about kernels: two launch counts; "…, so 4" right after: their ratio
+_VS_PAIR = rule(
+    "number.vs_pair",
+    "two bare numbers compared ('4 vs 1') in a sentence about kernels or launches are two launch counts",
+    r"(?<![\w.^*#/])(\d+)\s*(?:vs\.?|versus|against|gegen|contra|contre)\s*(\d+)(?![\w.%/#^]|\s*(?:[kmgt]i?b|µs|us|ms|x|×))",
+    ("4 vs 1", "5 vs. 1", "4 versus 1"),
+    ("4 vs 1 MB", "2^24 vs 2^20", "71.1 vs 18.4"),
+)
+_KERNEL_WORDS = rule(
+    "subject.kernels",
+    "the words of a sentence about kernel launches (what makes '4 vs 1' two launch counts)",
+    r"\b(?:kernels?|launch(?:es)?|Kernel|núcleos?|noyaux|lançamentos?|lanzamientos?)\b",
+    ("eager vs compiled launches", "Kernels:", "noyaux"),
+    ("the bytes",),
+)
+_PAIR_RESULT = rule(
+    "number.pair_result",
+    "right after a compared pair ('4 vs 1, so 4'): the bare number that follows is their ratio",
+    r"^\s*[,;)]?\s*(?:so|i\.e\.?|=|→|->|that's|that is|which is|giving|gives|also|also)\s*(?:a\s+)?"
+    r"(?:ratio\s+of\s+|factor\s+of\s+)?[~≈]?\s*(\d+(?:\.\d+)?)(?![\w%/]|\.\d)",
+    (", so 4", " = 4", " -> 4", ", i.e. 4"),
+    (", so 4 MB", " and 4"),
+)
 # a bare number that is not a quantity: followed by what it counts, or part of a formula
 _NOT_A_VALUE = (
     r"(?![\w·*/^×]|\.\d|\s*[·*×]\s*\w|\s*(?:elements?|values?|rows?|columns?|cols\b|SMs?\b|tiles?|threads?|"
@@ -266,6 +291,20 @@ def extract(text: str) -> list[Stated]:
             add(Stated(m.group(0), m.start(), m.end(), unit.lower(), mid, readings,
                        low * scales[0].value if low is not None else None,
                        high * scales[0].value if high is not None else None))
+    for m in _VS_PAIR.finditer(text):
+        if not _KERNEL_WORDS.search(text[max(0, m.start() - 80):m.end() + 40]):
+            continue
+        for g in (1, 2):
+            a, b = m.start(g), m.end(g)
+            if not taken.overlaps(a, b):
+                add(Stated(m.group(g), a, b, "", float(m.group(g)), (Reading("launches", float(m.group(g))),),
+                           unitless=True))
+        after = _PAIR_RESULT.match(text[m.end():m.end() + 40])
+        if after:
+            a, b = m.end() + after.start(1), m.end() + after.end(1)
+            if not taken.overlaps(a, b):
+                n = float(after.group(1))
+                add(Stated(after.group(1), a, b, "", n, (Reading("ratio", n),), unitless=True))
     for m in _LAUNCHES.finditer(text):
         n = to_float(m.group(1))
         before = text[max(0, m.start() - 5):m.start()]

@@ -1,0 +1,124 @@
+"""Every false credit of issue 19 ("The pre-read a TA can trust"), each a one-sentence probe against the frozen
+H200 references the corpus was written against (tests/grading/explanation_corpus/references/). Several are
+exactly the misconceptions the lessons teach against: each must now earn nothing (and, where the figure is
+another method's, variant's or case's, be named misattributed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from autograder.grading.references import ReferenceStore
+from autograder.preread import grade_explanation
+from autograder.records import ExplanationGrade, FoundNumber
+from autograder.spec import load_spec
+
+REPO = Path(__file__).resolve().parents[2]
+REFS = REPO / "tests" / "grading" / "explanation_corpus" / "references"
+
+
+@pytest.fixture(scope="module")
+def lessons():
+    store = ReferenceStore(REFS)
+    return {
+        name: (load_spec(REPO / "source" / name / "lesson.toml"), store.load(name, "nvidia-h200"))
+        for name in ("03_roofline", "04_fusion", "05_softmax")
+    }
+
+
+def grade(lessons, lesson: str, grade_id: str, text: str) -> ExplanationGrade:
+    spec, ref = lessons[lesson]
+    ex = next(x for x in spec.explanations if x.grade_id == grade_id)
+    return grade_explanation(text, spec, ex, ref)
+
+
+def the(g: ExplanationGrade, text: str) -> FoundNumber:
+    hits = [f for f in g.found if f.text == text]
+    assert len(hits) == 1, (text, [f.text for f in g.found], g.comment)
+    return hits[0]
+
+
+def test_a_wall_time_speedup_is_not_credited_as_the_gpu_time_one(lessons):
+    g = grade(lessons, "04_fusion", "explain_headline", "The wall-time speedup is 3.9x.")
+    f = the(g, "3.9x")
+    assert f.verdict == "misattributed" and "gpu" in (f.actually or ""), g.comment
+    # the right wall figure is credited
+    ok = the(grade(lessons, "04_fusion", "explain_headline", "The wall-time speedup is 0.84x."), "0.84x")
+    assert ok.verdict == "match" and "wall" in (ok.matches or "")
+
+
+def test_the_model_launch_count_is_not_credited_where_the_profiler_counted_otherwise(lessons):
+    g = grade(lessons, "05_softmax", "explain_long_rows", "torch.compile launches 1 kernel here.")
+    assert the(g, "1 kernel").verdict != "match", g.comment
+    ok = grade(lessons, "05_softmax", "explain_long_rows", "torch.compile launches 5 kernels here.")
+    assert the(ok, "5 kernels").verdict == "match", ok.comment
+
+
+def test_a_gpu_time_speedup_is_not_credited_as_the_traffic_ratio(lessons):
+    g = grade(lessons, "05_softmax", "explain_fusion", "The GPU-time speedup is 4.0x.")
+    f = the(g, "4.0x")
+    assert f.verdict == "misattributed" and "traffic" in (f.actually or ""), g.comment
+    ok = grade(lessons, "05_softmax", "explain_fusion", "The GPU-time speedup is 3.2x.")
+    assert the(ok, "3.2x").verdict == "match"
+
+
+def test_softmax_is_not_max_so_no_device_ceiling_matches(lessons):
+    # 754.5 TFLOP/s is the fp16 matmul peak of the reference's device; "softmax" once read as "max"
+    g = grade(lessons, "05_softmax", "explain_fusion", "The softmax runs at 750 TFLOP/s.")
+    assert the(g, "750 TFLOP/s").verdict == "unmatched", g.comment
+
+
+def test_a_power_of_two_inside_a_formula_does_not_move_the_case(lessons):
+    g = grade(lessons, "03_roofline", "explain_intensity",
+              "The multiply's intensity is 2n/(3s) = 8192/6 ≈ 1365 FLOP/B, far above the add's.")
+    f = the(g, "1365 FLOP/B")
+    assert f.verdict == "match" and "2^12" in (f.about or ""), g.comment
+
+
+def test_at_this_size_keeps_the_dtype_the_sentence_named(lessons):
+    # explain_small is bf16 at n = 1024; fp32's multiply there takes 59.6 µs of GPU time
+    g = grade(lessons, "03_roofline", "explain_small", "In fp32 the multiply at this size takes 60 µs of GPU time.")
+    f = the(g, "60 µs")
+    assert f.verdict == "match" and "float32" in (f.about or ""), g.comment
+
+
+def test_faster_is_not_credited_for_a_kernel_that_is_slower(lessons):
+    # at one long row torch.softmax takes 207 µs and eager 27 µs: the library is 7.6x slower
+    g = grade(lessons, "05_softmax", "explain_long_rows", "torch.softmax is 7.6x faster than eager.")
+    assert the(g, "7.6x").verdict != "match", g.comment
+    ok = grade(lessons, "05_softmax", "explain_long_rows", "torch.softmax is 7.6x slower than eager.")
+    assert the(ok, "7.6x").verdict == "match", ok.comment
+
+
+def test_closeness_to_a_ratio_nobody_asked_about_never_credits(lessons):
+    # 1.35 is torch.softmax's GPU time over compiled's at 4096 x 4096: no quantity compares that pair, and
+    # the sentence names neither of them nor time
+    g = grade(lessons, "05_softmax", "explain_fusion", "The ratio is 1.35.")
+    assert the(g, "1.35").verdict != "match", g.comment
+    # said of the pair and of time, it is that figure
+    ok = grade(lessons, "05_softmax", "explain_fusion", "In GPU time torch.softmax is 1.35x slower than the fused kernel.")
+    assert the(ok, "1.35x").verdict == "match", ok.comment
+
+
+def test_four_vs_one_is_read_as_two_launch_counts_and_their_ratio(lessons):
+    g = grade(lessons, "04_fusion", "explain_headline", "Kernels, eager vs compiled: 4 vs 1, so 4.")
+    assert [(f.text, f.kind, f.verdict) for f in g.found] == [
+        ("4", "launches", "match"), ("1", "launches", "match"), ("4", "ratio", "match")], g.comment
+
+
+def test_each_in_an_earlier_clause_does_not_make_a_total_per_kernel(lessons):
+    g = grade(lessons, "04_fusion", "explain_headline",
+              "Each of the 4 kernels reads and writes the whole tensor, so eager moves 64 MB.")
+    f = the(g, "64 MB")
+    assert f.verdict == "misattributed", g.comment
+    ok = grade(lessons, "04_fusion", "explain_headline", "Eager launches 4 kernels and each one moves 64 MB.")
+    assert the(ok, "64 MB").verdict == "match", ok.comment
+
+
+def test_cpu_dispatch_per_launch_is_unchecked_and_does_not_cap_the_score(lessons):
+    text = ("Eager runs 4 kernels and moves 268 MB; the fused kernel moves 67 MB, so the GPU speedup is 3.9x. "
+            "Each call pays ~10 µs of CPU dispatch per launch.")
+    g = grade(lessons, "04_fusion", "explain_headline", text)
+    assert the(g, "10 µs").verdict == "unchecked", g.comment
+    assert g.suggested_fraction == 1.0, g.comment
