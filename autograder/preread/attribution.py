@@ -78,6 +78,8 @@ class Context:
     other: str | None = None  # the variant the sentence compares with ("faster than eager": eager)
     after: str = ""  # the words right after the number, to the end of its clause ("faster than eager")
     before: str = ""  # the words of its clause right before it ("the speedup is about")
+    #: ``clause`` is the answer's text from ``offset`` on (False: a table cell's words joined with its headers')
+    contiguous: bool = True
 
 
 @dataclass(frozen=True)
@@ -373,7 +375,7 @@ def _in_table(num: Stated, cell: _Cell, text: str, case: Mapping[str, ParamValue
                 named.update(m.params)
     words = " ".join(text[a:b] for a, b in spans)
     return Attributed(num, Context(variant, _complete(params, named, named, known), words, cell.start,
-                                   bool(named), words))
+                                   bool(named), words, text[cell.start:cell.end], contiguous=False))
 
 
 def _here(text: str) -> list[Mention]:

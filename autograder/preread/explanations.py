@@ -10,6 +10,8 @@ Pure functions: text in, findings out.
 
 from __future__ import annotations
 
+import bisect
+import dataclasses
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -31,6 +33,10 @@ __all__ = ["PREREAD", "Fact", "extract_numbers", "grade_explanation", "judge", "
 PREREAD = "Autograder pre-read:"
 
 REL_TOL = 0.15
+#: the pre-read reads at most this many characters of an answer (about 15,000 words, some 60 times the longest
+#: answer of the corpora): its time is linear in what it reads (benchmarks/preread_speed.py), so this bounds a
+#: hostile submission's cost at a few seconds; what lies beyond is named in the comment, never judged
+MAX_READ = 100_000
 
 
 def extract_numbers(text: str) -> list[FoundNumber]:
@@ -77,28 +83,61 @@ _CONJUNCTION = re.compile(r"\b(?:so|and|which|because|since|then|therefore|thus|
 _STRONG_BREAK = re.compile(r";|,\s*and\b|\b(?:but|while|whereas|however)\b", re.I)
 
 
-def _nearest(pattern: re.Pattern[str], ctx: Context, s: Stated, after_penalty: int = 0) -> re.Match[str] | None:
+class _Index:
+    """Every match of a pattern in the answer, found once (a pass over the text per pattern), so the cues of
+    each number are binary searches: the pre-read stays linear in the answer whatever its numbers."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._found: dict[str, tuple[list[int], list[int], list[re.Match[str]]]] = {}
+
+    def _of(self, pattern: re.Pattern[str] | str) -> tuple[list[int], list[int], list[re.Match[str]]]:
+        key = pattern if isinstance(pattern, str) else pattern.pattern
+        if key not in self._found:
+            compiled = re.compile(pattern, re.I) if isinstance(pattern, str) else pattern
+            ms = list(compiled.finditer(self.text))
+            self._found[key] = ([m.start() for m in ms], [m.end() for m in ms], ms)
+        return self._found[key]
+
+    def last_before(self, pattern: re.Pattern[str] | str, lo: int, at: int) -> re.Match[str] | None:
+        """The last match inside ``[lo, at)``."""
+        starts, ends, ms = self._of(pattern)
+        i = bisect.bisect_right(ends, at) - 1
+        return ms[i] if i >= 0 and starts[i] >= lo else None
+
+    def first_after(self, pattern: re.Pattern[str] | str, at: int, hi: int) -> re.Match[str] | None:
+        """The first match inside ``[at, hi)``."""
+        starts, ends, ms = self._of(pattern)
+        i = bisect.bisect_left(starts, at)
+        return ms[i] if i < len(ms) and ends[i] <= hi else None
+
+    def has(self, pattern: re.Pattern[str] | str, lo: int, hi: int) -> bool:
+        """Whether a match starts inside ``[lo, hi)``."""
+        starts, _, _ = self._of(pattern)
+        i = bisect.bisect_left(starts, lo)
+        return i < len(starts) and starts[i] < hi
+
+
+def _nearest(pattern: re.Pattern[str], ix: _Index, ctx: Context, s: Stated,
+             after_penalty: int = 0) -> re.Match[str] | None:
     """The match of ``pattern`` nearest the number in its own clause (before it or after it; before wins a
     tie); failing that, the nearest before the clause in its sentence, back to a strong break ("; ", ", and",
-    "but"). Windows of bounded length."""
-    at, end = s.start - ctx.offset, s.end - ctx.offset
-    own = max(0, len(ctx.clause) - len(ctx.own_clause)) if ctx.own_clause else 0
-    # (searched a little past the number, so a lookahead may see it: "GPU 4.1x")
-    before = [m for m in pattern.finditer(ctx.clause, max(own, at - 4 * LOOKBACK), max(own, at + 16))
-              if m.end() <= at]
+    "but"). Windows of bounded length; binary searches in ``ix`` (the answer's matches)."""
+    lo, hi = ctx.offset, ctx.offset + len(ctx.clause)
+    own = hi - len(ctx.own_clause) if ctx.own_clause else lo
+    before = ix.last_before(pattern, max(own, s.start - 4 * LOOKBACK), s.start)
     # after it: up to the next conjunction ("the ratio is 4 so the GPU speedup ...": the speedup is another figure)
-    stop = _CONJUNCTION.search(ctx.clause, max(0, end), min(len(ctx.clause), end + 2 * LOOKBACK))
-    after = pattern.search(ctx.clause, max(0, end), stop.start() if stop else min(len(ctx.clause), end + 2 * LOOKBACK))
-    words = [(at - m.end(), 0, m) for m in before[-1:]]
-    words += [(after.start() - end + after_penalty, 1, after)] if after else []
+    stop = ix.first_after(_CONJUNCTION, s.end, min(hi, s.end + 2 * LOOKBACK))
+    after = ix.first_after(pattern, s.end, stop.start() if stop else min(hi, s.end + 2 * LOOKBACK))
+    words = [(s.start - before.end(), 0, before)] if before else []
+    words += [(after.start() - s.end + after_penalty, 1, after)] if after else []
     if words:
         return min(words, key=lambda w: (w[0], w[1]))[2]
-    lo = max(0, own - 4 * LOOKBACK)
-    stop = max((m.end() for m in _STRONG_BREAK.finditer(ctx.clause, lo, min(at, own + 12))), default=lo)
-    if stop > own:
+    floor = max(lo, own - 4 * LOOKBACK)
+    brk = ix.last_before(_STRONG_BREAK, floor, min(s.start, own + 12))
+    if brk is not None and brk.end() > own:
         return None
-    earlier = list(pattern.finditer(ctx.clause, stop, own))
-    return earlier[-1] if earlier else None
+    return ix.last_before(pattern, brk.end() if brk else floor, own)
 
 
 @dataclass(frozen=True)
@@ -113,19 +152,24 @@ class _Cues:
     unchecked: bool
 
     @staticmethod
-    def of(ctx: Context, s: Stated) -> _Cues:
-        m = _nearest(_METHOD, ctx, s, after_penalty=8)  # "in GPU time was 3.9x and in wall time 1x"
+    def of(ctx: Context, s: Stated, ix: _Index) -> _Cues:
+        if not ctx.contiguous:  # a table cell: its words and its headers', read as a text of their own
+            ix = _Index(ctx.clause)
+            s = dataclasses.replace(s, start=s.start - ctx.offset, end=s.end - ctx.offset)
+            ctx = dataclasses.replace(ctx, offset=0)
+        lo, hi = ctx.offset, ctx.offset + len(ctx.clause)
+        own = hi - len(ctx.own_clause) if ctx.own_clause else lo
+        m = _nearest(_METHOD, ix, ctx, s, after_penalty=8)  # "in GPU time was 3.9x and in wall time 1x"
         method = None if m is None else ("wall" if m.group(1) else "gpu")
         if KERNEL_TIME.search(ctx.after[:24]) or KERNEL_TIME.search(ctx.before):
             method = "gpu"
-        t = _nearest(_RATIO_TOPIC, ctx, s)
+        t = _nearest(_RATIO_TOPIC, ix, ctx, s)
         topic = None if t is None else ("time" if t.group(1) else "traffic")
-        if PREDICTED.search(ctx.clause):
+        if ix.has(PREDICTED, lo, hi):
             topic = None
         faster = True if DIRECTION_FASTER.search(ctx.after) or SPEEDUP_BEFORE.search(ctx.before) else (
             False if DIRECTION_SLOWER.search(ctx.after) else None)
-        return _Cues(method, topic, faster, EACH.search(ctx.own_clause) is not None,
-                     UNCHECKED.search(ctx.clause) is not None)
+        return _Cues(method, topic, faster, ix.has(EACH, own, hi), ix.has(UNCHECKED, lo, hi))
 
 
 def _family(method: str | None) -> str | None:
@@ -175,17 +219,20 @@ def _best(s: Stated, cands: Iterable[Candidate], rel: float) -> Candidate | None
 
 
 class _CueCache:
-    """Which cues a clause has, each searched once (a case has hundreds of facts and a handful of cues)."""
+    """Which cues a number's sentence (up to the end of its clause) has, each looked up once (a case has
+    hundreds of facts and a handful of cues)."""
 
-    def __init__(self, clause: str) -> None:
-        self.clause = clause
+    def __init__(self, ctx: Context, ix: _Index) -> None:
+        self.ctx, self.ix = ctx, ix
         self.seen: dict[str, bool] = {}
 
     def __call__(self, c: Candidate) -> bool:
         if c.cue is None or c.fact.per_kernel:
             return True
         if c.cue not in self.seen:
-            self.seen[c.cue] = re.search(c.cue, self.clause, re.I) is not None
+            ctx = self.ctx
+            self.seen[c.cue] = (self.ix.has(c.cue, ctx.offset, ctx.offset + len(ctx.clause)) if ctx.contiguous
+                                else re.search(c.cue, ctx.clause, re.I) is not None)
         return self.seen[c.cue]
 
 
@@ -194,16 +241,17 @@ def _about(ctx: Context, variant_named: bool) -> str:
     return f"{ctx.variant} at {where}" if variant_named and ctx.variant else where
 
 
-def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL) -> FoundNumber:
+def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _Index | None = None) -> FoundNumber:
     """One number's verdict: a fact of what its sentence names (match / given), a fact of something else
     (misattributed: another variant, case, timing method, statistic or direction), or nothing the model or
     the reference knows (unmatched; unchecked where the sentence speaks of what the reference does not
     measure, CPU dispatch per launch)."""
     s, ctx = a.stated, a.context
-    cued = _CueCache(ctx.clause)
-    cues = _Cues.of(ctx, s)
+    ix = ix if ix is not None else _Index(text)
+    cued = _CueCache(ctx, ix)
+    cues = _Cues.of(ctx, s, ix)
     kinds = {r.kind for r in s.readings}
-    here = [c for c in book.at(ctx.params) if c.fact.kind in kinds and cued(c)]
+    here = [c for k in kinds for c in book.of_kind(ctx.params, k) if cued(c)]
     of_variant = [
         c for c in here
         if ctx.variant is None
@@ -232,7 +280,7 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL) -> Fou
     elsewhere: list[Candidate] = [c for c in here if id(c) not in variant_ok] if ctx.variant is not None else []
     if ctx.named_case and s.kind != "ratio":
         for params in _neighbours(book, ctx.params):
-            elsewhere += [c for c in book.at(params) if c.fact.kind in kinds and cued(c)]
+            elsewhere += [c for k in kinds for c in book.of_kind(params, k) if cued(c)]
     elsewhere = [c for c in elsewhere if not _unanchored(c, ctx, cues, asked)]
     other = _best(s, [c for c in elsewhere if not c.fact.given], rel)
     if other is not None:
@@ -285,7 +333,12 @@ def grade_explanation(
     """Find the numbers, judge each in its sentence's context, suggest a score and write the comment."""
     book = fact_book(spec, ex, ref)
     case: dict[str, ParamValue] = dict(ex.case)
-    found = [judge(a, book, text, rel_tol) for a in attribute(text, spec.workload, case, book.known_cases())]
+    whole = len(text)
+    if whole > MAX_READ:
+        cut = text.rfind(" ", MAX_READ - 200, MAX_READ)
+        text = text[:cut if cut > 0 else MAX_READ]
+    ix = _Index(text)
+    found = [judge(a, book, text, rel_tol, ix) for a in attribute(text, spec.workload, case, book.known_cases())]
     fraction, derived = suggest(found)
     flags: list[str] = []
     stripped = text.strip()
@@ -308,6 +361,9 @@ def grade_explanation(
             f"or reference stated right: " + "; ".join(_describe(f) for f in found)
             + f". Suggested {fraction * ex.points:.2f}/{ex.points:g}."
         )
+    if whole > len(text):
+        flags.append("truncated")
+        comment += f" (Read the first {len(text):,} of {whole:,} characters; the rest was not pre-read.)"
     return ExplanationGrade(
         grade_id=ex.grade_id,
         found=found,

@@ -100,6 +100,7 @@ class FactBook:
     _device_facts: tuple[Fact, ...] | None = None
     _known: list[dict[str, ParamValue]] | None = None
     _pairs: frozenset[frozenset[str]] | None = None
+    _by_kind: dict[tuple[tuple[tuple[str, ParamValue], ...], str], list[Candidate]] = field(default_factory=dict)
 
     def at(self, params: Mapping[str, ParamValue]) -> list[Candidate]:
         """The facts of the case ``params`` (empty if the workload has no model there)."""
@@ -107,6 +108,13 @@ class FactBook:
         if key not in self._at:
             self._at[key] = self._build(dict(params))
         return self._at[key]
+
+    def of_kind(self, params: Mapping[str, ParamValue], kind: str) -> list[Candidate]:
+        """The facts of one kind at ``params`` (indexed: a number asks only for its own kinds)."""
+        key = (_key(params), kind)
+        if key not in self._by_kind:
+            self._by_kind[key] = [c for c in self.at(params) if c.fact.kind == kind]
+        return self._by_kind[key]
 
     def compared_pairs(self) -> frozenset[frozenset[str]]:
         """The pairs of variants the lesson's quantities compare (a speedup of them is a figure it asks about)."""
