@@ -21,6 +21,7 @@ from ..spec import ExplanationSpec, LessonSpec
 from ..workload import Fact
 from .attribution import LOOKBACK, Attributed, Context, attribute
 from .factbook import Candidate, FactBook, fact_book
+from .normalise import normalise
 from .numbers import Stated
 from .rules import (
     DIRECTION_FASTER, DIRECTION_SLOWER, EACH, GPU, KERNEL_TIME, PREDICTED, RATIO_TIME, RATIO_TRAFFIC,
@@ -298,6 +299,17 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
     return base
 
 
+def _back(f: FoundNumber, original: str, origin: list[int]) -> FoundNumber:
+    """A finding in the normalised text, pointed back at what the student wrote."""
+    if f.span is None:
+        return f
+    # up to where the next character of the normalised text came from ("\SI{71.1}{\micro\second}" whole)
+    a, b = origin[f.span[0]], max(origin[max(f.span[0], f.span[1] - 1)] + 1, origin[f.span[1]])
+    while b > a + 1 and original[b - 1].isspace():
+        b -= 1
+    return f.model_copy(update={"span": (a, b), "text": original[a:b]})
+
+
 def _neighbours(book: FactBook, params: Mapping[str, ParamValue]) -> list[dict[str, ParamValue]]:
     """The measured cases one parameter away from ``params`` (another size, or another dtype)."""
     return [k for k in book.known_cases() if sum(k.get(p) != v for p, v in params.items()) == 1]
@@ -337,8 +349,12 @@ def grade_explanation(
     if whole > MAX_READ:
         cut = text.rfind(" ", MAX_READ - 200, MAX_READ)
         text = text[:cut if cut > 0 else MAX_READ]
+    original = text
+    text, origin = normalise(text)
     ix = _Index(text)
-    found = [judge(a, book, text, rel_tol, ix) for a in attribute(text, spec.workload, case, book.known_cases())]
+    found = [_back(judge(a, book, text, rel_tol, ix), original, origin)
+             for a in attribute(text, spec.workload, case, book.known_cases())]
+    text = original
     fraction, derived = suggest(found)
     flags: list[str] = []
     stripped = text.strip()

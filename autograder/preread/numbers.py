@@ -21,7 +21,15 @@ __all__ = ["Reading", "Stated", "extract"]
 _WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
     "ten": 10, "single": 1, "a single": 1, "twice": 2, "half": 0.5,
+    # German, Spanish, French, Portuguese (for "vier Kernel", "cuatro veces", "quatre fois", "quatro vezes")
+    "zwei": 2, "drei": 3, "vier": 4, "fünf": 5, "sechs": 6, "sieben": 7, "acht": 8, "zehn": 10,
+    "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7, "ocho": 8, "diez": 10,
+    "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "sept": 7, "huit": 8, "dix": 10,
+    "dois": 2, "duas": 2, "três": 3, "quatro": 4, "sete": 7, "oito": 8, "dez": 10,
+    "un seul": 1, "une seule": 1, "un solo": 1, "un único": 1, "um único": 1, "um só": 1, "ein einziger": 1,
+    "einen einzigen": 1, "einem einzigen": 1,
 }
+_OTHER_WORDS = "|".join(sorted((w for w in _WORDS if w not in ("half", "twice")), key=len, reverse=True))
 _DECIMAL = {"kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12}
 _BINARY = {"kb": 2**10, "mb": 2**20, "gb": 2**30, "tb": 2**40}
 _BYTES = {
@@ -34,7 +42,13 @@ _BW = {"gb/s": 1.0, "tb/s": 1e3, "mb/s": 1e-3, "gib/s": 2**30 / 1e9, "tib/s": 2*
 _RATE = {"pflop/s": 1e3, "tflop/s": 1.0, "gflop/s": 1e-3, "pflops": 1e3, "tflops": 1.0, "gflops": 1e-3}
 _COUNT = {"flop": 1.0, "kflop": 1e3, "mflop": 1e6, "gflop": 1e9, "tflop": 1e12, "pflop": 1e15}
 _TIME = {"ns": 1e-6, "nanoseconds": 1e-6, "µs": 1e-3, "μs": 1e-3, "us": 1e-3, "usec": 1e-3, "microseconds": 1e-3,
-         "ms": 1.0, "msec": 1.0, "milliseconds": 1.0, "s": 1e3, "sec": 1e3, "seconds": 1e3}
+         "ms": 1.0, "msec": 1.0, "milliseconds": 1.0, "s": 1e3, "sec": 1e3, "seconds": 1e3,
+         # German, Spanish, French, Portuguese
+         "mikrosekunden": 1e-3, "microsegundos": 1e-3, "microsecondes": 1e-3, "microssegundos": 1e-3,
+         "millisekunden": 1.0, "milisegundos": 1.0, "millisecondes": 1.0, "milissegundos": 1.0,
+         "sekunden": 1e3, "segundos": 1e3, "secondes": 1e3, "nanosekunden": 1e-6, "nanosegundos": 1e-6,
+         "nanosecondes": 1e-6}
+_TIME_WORDS = "|".join(sorted((u for u in _TIME if len(u) > 4), key=len, reverse=True))
 
 # a number as students write it: 3.9, 1,048,576, 4.2e9, 10^9, 2^28, 2**28, ~90 (the ~ is not part of it)
 _N = (r"(?<![\w.^*])(\d+(?:\.\d+)?\s?[×x*·]\s?10\s?(?:\^|\*\*)\s?[-+]?\d+|\d+(?:,\d{3})+(?:\.\d+)?"
@@ -98,6 +112,7 @@ def to_float(s: str) -> float | None:
 
 def _bytes(unit: str) -> tuple[float, ...]:
     u = unit.lower()
+    u = "byte" if u.startswith("octet") else (u[:-1] + "b" if re.fullmatch(r"[kmgt]i?o", u) else u)
     if u in _DECIMAL:  # "MB" is read both ways: 10^6 and 2^20 (students mean either)
         return (_DECIMAL[u], _BINARY[u])
     return (_BYTES[u],)
@@ -120,11 +135,13 @@ def _scales(kind: str, unit: str) -> list[Reading]:
     if kind == "bytes":
         return [Reading("bytes", f) for f in _bytes(u)]
     if kind == "bandwidth":
-        return [Reading("bandwidth", _BW[re.sub(r"\s+", " ", u)])]
+        return [Reading("bandwidth", _BW[re.sub(r"\s+", " ", u).replace("o/s", "b/s")])]
     if kind == "flop_rate":
         return _rate_or_count(u)
     if kind == "time":
         return [Reading("time", _TIME[u])]
+    if kind == "ratio":
+        return [Reading("ratio", 1.0)]
     if kind == "fraction":
         return [Reading("fraction", 0.01 if u in ("%", "percent") or u.startswith("per") else 1.0)]
     return [Reading(kind, 1.0)]
@@ -135,24 +152,30 @@ _UNITS: list[tuple[str, re.Pattern[str]]] = [
     ("flop_rate", re.compile(_N + _RANGE + r"\s*(?P<u>[pgt]flops?/s|[pgt]flops|[pgt]flop\s?/\s?s)" + _END, re.I)),
     ("intensity", re.compile(_N + _RANGE + r"\s*(?P<u>flops?\s*/\s*(?:byte|b)|flops?\s+per\s+byte)" + _END, re.I)),
     ("flop_rate", re.compile(_N + _RANGE + r"\s*(?P<u>[kmgtp]?flops?)" + _END, re.I)),
-    ("bandwidth", re.compile(_N + _RANGE + r"\s*(?P<u>[gmt]i?b/s|gbps|[gt]b per second)" + _END, re.I)),
+    # "Go/s", "Mo" are French for GB/s and MB
+    ("bandwidth", re.compile(_N + _RANGE + r"\s*(?P<u>[gmt]i?[bo]/s|gbps|[gt]b per second)" + _END, re.I)),
     ("bytes", re.compile(
-        _N + _RANGE + r"\s*(?P<u>[kmgt]ib|[kmgt]b|bytes?|b|kilobytes?|megabytes?|gigabytes?)" + _END, re.I)),
-    ("time", re.compile(
-        _N + _RANGE + r"\s*(?P<u>(?-i:ns|us|ms|s)|µs|μs|usec|msec|sec|seconds|nanoseconds|microseconds|milliseconds)"
+        _N + _RANGE + r"\s*(?P<u>[kmgt]ib|[kmgt]b|bytes?|b|kilobytes?|megabytes?|gigabytes?|octets?|(?-i:[KMGT]i?o))"
         + _END, re.I)),
+    ("time", re.compile(
+        _N + _RANGE + r"\s*(?P<u>(?-i:ns|us|ms|s)|µs|μs|usec|msec|sec|" + _TIME_WORDS + r")" + _END, re.I)),
     ("fraction", re.compile(_N + _RANGE + r"\s*(?P<u>%|percent|per\s?cent)", re.I)),
     # "4x", "3.9×", "4 times", "4-fold"; not "4096 x 4096" nor "3 × n²"
     ("ratio", re.compile(
-        _N + _RANGE + r"\s*(?P<u>x|×|times|-fold|fold)(?![\w])(?!\s*[\d#])(?!\s*[A-Za-z](?![A-Za-z]))", re.I)),
+        _N + _RANGE + r"\s*(?P<u>x|×|times|-fold|fold|-?mal|-?fach|veces|fois|vezes)(?![\w])(?!\s*[\d#])"
+        r"(?!\s*[A-Za-z](?![A-Za-z]))", re.I)),
 ]
 # "seven times faster", "four times the traffic", "twice as fast" (not "read four times": a count)
 _WORD_RATIO = re.compile(
-    r"\b(two|three|four|five|six|seven|eight|nine|ten|twice)(?:\s+times|-fold|\s+fold)?(?=\s+(?:faster|slower|"
-    r"more|less|fewer|higher|lower|as|the|larger|smaller|bigger|quicker|longer|shorter|greater)\b)", re.I
+    r"\b(two|three|four|five|six|seven|eight|nine|ten|twice|zwei|drei|vier|fünf|dos|tres|cuatro|cinco|deux|trois|"
+    r"quatre|cinq|dois|duas|três|quatro)(?:\s+times|-fold|\s+fold|\s*mal|\s+veces|\s+fois|\s+vezes)?"
+    r"(?=\s+(?:faster|slower|more|less|fewer|higher|lower|as|the|larger|smaller|bigger|quicker|longer|shorter|"
+    r"greater|schneller|langsamer|weniger|mehr|más|menos|plus|moins|mais)\b)", re.I
 )
 _LAUNCHES = re.compile(
-    r"(?<![\w.])(\d+|" + _WORD_N[1:-1] + r")\s+(?:[\w.-]+\s+){0,2}?(?P<u>kernels?|launch(?:es)?)\b", re.I
+    r"(?<![\w.])(\d+|" + _WORD_N[1:-1] + "|" + _OTHER_WORDS + r")\s+(?:[\w.-]+\s+){0,2}?"
+    r"(?P<u>kernels?|kerneln|launch(?:es)?|núcleos?|noyaux|lanzamientos?|lancements?|lançamentos?|Kernel-?Starts?|Starts)\b",
+    re.I,
 )
 # "4 vs 1" in a sentence about kernels: two launch counts; "…, so 4" right after: their ratio
 _VS_PAIR = rule(
