@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-import itertools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -30,7 +29,9 @@ from dataclasses import dataclass
 from ..mentions import Mention, variant_mentions
 from ..records import ParamValue
 from ..workload import Workload
-from .numbers import Stated, extract
+from .blocks import Cell, blocks
+from .blocks import cells as table_cells
+from .numbers import Reading, Stated, extract
 from .rules import FORMULA
 
 __all__ = ["Attributed", "Context", "attribute"]
@@ -80,6 +81,8 @@ class Context:
     before: str = ""  # the words of its clause right before it ("the speedup is about")
     #: ``clause`` is the answer's text from ``offset`` on (False: a table cell's words joined with its headers')
     contiguous: bool = True
+    #: the variant is named in the number's own clause (not carried from earlier: "…, so it's 7x longer")
+    variant_in_clause: bool = True
 
 
 @dataclass(frozen=True)
@@ -135,11 +138,12 @@ def _cap(a: int, b: int, text: str) -> list[tuple[int, int]]:
     return out
 
 
-def _sentences(text: str) -> list[tuple[int, int]]:
+def _sentences(text: str, more: Sequence[int] = ()) -> list[tuple[int, int]]:
     """Sentence spans; "e.g. 5 kernels" does not end a sentence; a list item ends at its line's end unless
-    the next line is indented (a wrapped item); none is longer than :data:`MAX_SENTENCE`."""
+    the next line is indented (a wrapped item); ``more``: other places a sentence ends (lines of code); none
+    is longer than :data:`MAX_SENTENCE`."""
     out: list[tuple[int, int]] = []
-    cuts = {m.end() for m in _SENTENCE_END.finditer(text)}
+    cuts = {m.end() for m in _SENTENCE_END.finditer(text)} | set(more)
     cuts |= {m.end() for m in _ITEM_END.finditer(text)}
     ends = sorted(cuts)
     for a, b in zip([0, *ends], [*ends, len(text)], strict=True):
@@ -360,7 +364,7 @@ _CASE_TAIL = re.compile(
 )
 
 
-def _in_table(num: Stated, cell: _Cell, text: str, case: Mapping[str, ParamValue], cases: _Cases,
+def _in_table(num: Stated, cell: Cell, text: str, case: Mapping[str, ParamValue], cases: _Cases,
               names: _Names, known: Sequence[Mapping[str, ParamValue]]) -> Attributed:
     """A number in a table cell: the variant its column or row header names, the case its row, column or
     corner names (else the cell's own text, else the explanation's case)."""
@@ -386,40 +390,6 @@ def _here(text: str) -> list[Mention]:
             for m in _HERE.finditer(text)]
 
 
-@dataclass(frozen=True)
-class _Cell:
-    """A markdown table cell: where it is, and the header cells that say what its numbers are about."""
-
-    start: int
-    end: int
-    heads: tuple[tuple[int, int], ...]  # the column's header cell, the row's first cell, the table's corner
-
-
-def _table_cells(text: str) -> list[_Cell]:
-    """Cells of markdown tables (``| | eager | compiled |`` ...): a number in a cell is about its column's
-    and its row's headers, not about the sentence around the table."""
-    out: list[_Cell] = []
-    header: list[tuple[int, int]] | None = None
-    at = 0
-    for line in text.splitlines(keepends=True):
-        start, body = at, line.rstrip("\n")
-        at += len(line)
-        if not body.lstrip().startswith("|"):
-            header = None
-            continue
-        bounds = [start + i for i, ch in enumerate(body) if ch == "|"]
-        cells = [(a + 1, b) for a, b in itertools.pairwise(bounds)]
-        if re.fullmatch(r"[\s|:-]+", body):
-            continue  # the |---|---| line
-        if header is None:
-            header = cells
-            continue
-        for i, (a, b) in enumerate(cells):
-            heads = [c for c in (header[i] if i < len(header) else None, cells[0] if i else None, header[0]) if c]
-            out.append(_Cell(a, b, tuple(heads)))
-    return out
-
-
 def attribute(text: str, workload: Workload, case: Mapping[str, ParamValue],
               known: Sequence[Mapping[str, ParamValue]] = ()) -> list[Attributed]:
     """Every number of ``text`` (an explanation of ``case``) with what it is said of. ``known``: the cases
@@ -433,7 +403,10 @@ def attribute(text: str, workload: Workload, case: Mapping[str, ParamValue],
     # a size inside a formula ("= 8192/6") is masked like any mention but names no case
     naming = [m for m in mentioned if not _in_formula(text, m)]
     cases = _Cases(sorted([*naming, *_here(masked)], key=lambda m: m.start), masked, case)
-    sentences = _sentences(masked)
+    blks = blocks(masked)
+    # a line of a code block is a sentence of its own (pasted output: one record a line)
+    sentences = _sentences(masked, [m.end() for b in blks if b.kind == "code"
+                                    for m in _NEWLINE.finditer(masked, b.start, b.end)])
     sentence_starts = [a for a, _ in sentences]
     names = _Names(variant_mentions(masked, workload.names_of_variants()), masked, sentences, sentence_starts)
     breaks = list(_CLAUSE_BREAK.finditer(masked))
@@ -441,10 +414,10 @@ def attribute(text: str, workload: Workload, case: Mapping[str, ParamValue],
     clause_starts = [a for a, _ in clauses]
     openers = {m.end(): m.group(0) for m in breaks}
     segments = [m.end() for m in _SEGMENT_BREAK.finditer(masked)]
-    cells = _table_cells(masked)
+    cells = table_cells(masked, blks)
     cell_starts = [c.start for c in cells]
     out = []
-    for num in extract(masked):
+    for num in _with_unitless_cells(extract(masked), masked, cells):
         i = bisect.bisect_right(cell_starts, num.start) - 1
         cell = cells[i] if i >= 0 and cells[i].start <= num.start < cells[i].end else None
         if cell is not None:
@@ -463,8 +436,56 @@ def attribute(text: str, workload: Workload, case: Mapping[str, ParamValue],
             variant, params, text[sentence[0]:sentence[1]], sentence[0], named, text[sentence[0]:clause[1]],
             text[clause[0]:clause[1]], _other(num, names, sentence, variant),
             text[num.end:min(sentence[1], num.end + LOOKBACK)], text[max(clause[0], num.start - LOOKBACK):num.start],
+            variant_in_clause=any(m.variant == variant for m in names.between(clause[0], clause[1])),
         )))
     return out
+
+
+_NEWLINE = re.compile("\n")
+_HEAD_UNIT = re.compile(r"\(([^()]{1,12})\)|\[([^\[\]]{1,12})\]|(?:^|[\s_])([^\s_()\[\]]{1,10})\s*$")
+_HEAD_RATIO = re.compile(r"\b(?:speed-?\s?ups?|ratios?|factor)\b|^\s*[x×]\s*$", re.I)
+_BARE = re.compile(r"^\s*[~≈]?\s*(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*$")
+
+
+def _head_readings(head: str) -> tuple[str, tuple[Reading, ...]] | None:
+    """The unit a column header names ("time (µs)", "GB/s", "gpu_us", "kernels", "speedup"): (unit, readings
+    of one of it), or None."""
+    if _HEAD_RATIO.search(head):
+        return "x", (Reading("ratio", 1.0),)
+    for m in _HEAD_UNIT.finditer(head):
+        unit = next(g for g in m.groups() if g)
+        got = extract(f"1 {unit.strip()}")
+        if len(got) == 1 and got[0].end == len(unit.strip()) + 2:
+            return got[0].unit, got[0].readings
+    got = extract(f"1 {head.strip()}")
+    if len(got) == 1 and got[0].kind == "launches":
+        return got[0].unit, got[0].readings
+    return None
+
+
+def _with_unitless_cells(found: list[Stated], text: str, cells: list[Cell]) -> list[Stated]:
+    """``found`` and the bare numbers of table cells whose column header names their unit, in text order."""
+    starts = [f.start for f in found]
+    extra = []
+    units: dict[tuple[int, int], tuple[str, tuple[Reading, ...]] | None] = {}
+    for c in cells:
+        m = _BARE.match(text[c.start:c.end])
+        if m is None or c.column_head is None:
+            continue
+        a, b = c.start + m.start(1), c.start + m.end(1)
+        i = bisect.bisect_left(starts, a)
+        if (i < len(found) and found[i].start < b) or (i > 0 and found[i - 1].end > a):
+            continue
+        if c.column_head not in units:
+            units[c.column_head] = _head_readings(text[c.column_head[0]:c.column_head[1]])
+        got = units[c.column_head]
+        if got is None:
+            continue
+        n = float(m.group(1))
+        unit, readings = got
+        extra.append(Stated(m.group(1), a, b, unit, n, tuple(Reading(r.kind, n * r.value) for r in readings),
+                            unitless=True))
+    return sorted([*found, *extra], key=lambda s: s.start) if extra else found
 
 
 def _in_formula(text: str, m: Mention) -> bool:

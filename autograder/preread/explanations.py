@@ -194,7 +194,7 @@ def _why_not(c: Candidate, ctx: Context, cues: _Cues) -> str | None:
     if f.kind == "ratio" and f.ratio_of is not None and cues.faster is not None:
         slow, fast = f.ratio_of
         subject_side, other_side = (fast, slow) if cues.faster else (slow, fast)
-        if (ctx.variant is not None and ctx.variant != subject_side) or (
+        if (ctx.variant is not None and ctx.variant_in_clause and ctx.variant != subject_side) or (
                 ctx.other is not None and ctx.other != other_side):
             return "the comparison the other way round"
     if f.per_kernel and not cues.per_kernel:

@@ -71,7 +71,7 @@ CEILING = (r"\b(?:roofline|peak|copy|ceiling|theoretical|spec|hbm|limit|max(?:im
 
 #: a share of the copy roofline, or of the matmul peak, only where the sentence says which
 COPY = r"\b(?:copy|bandwidth|roofline|memory|hbm|[gt]b/s)"
-COMPUTE = r"\b(?:peak|tensor|compute|flop|matmul|mma)"
+COMPUTE = r"\b(?:peak|tensor|compute|matmul|mma)|flop"
 
 
 @dataclass(frozen=True)

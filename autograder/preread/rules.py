@@ -71,9 +71,10 @@ RATIO_TIME = rule(
     "ratio.about_time",
     "a ratio said of time is a speedup (of two measured times), not a traffic ratio",
     r"(?:time|speed|wall|gpu)[\s-]*ratio|speed|faster|slower|quicker|\btime|µs|latency|\bwall|\bgpu|"
+    r"\bmeasured\b|\bgemessen|\bmedid[oa]|\bmesuré|\bmedid[oa]|"
     r"schneller|langsamer|más rápid|más lent|plus rapide|plus lent|mais rápid|mais lent|beschleunig|aceleraci|"
     r"accélération|aceleração",
-    ("The GPU-time speedup is 4.0x.", "3.9x faster", "7.6x slower than eager", "3,9-mal schneller",
+    ("The GPU-time speedup is 4.0x.", "3.9x faster", "7.6x slower than eager", "3,9-mal schneller", "measured 3.22×",
      "3,2 veces más rápido", "3,9 fois plus rapide"),
     ("4x less traffic", "the ratio of bytes"),
 )
