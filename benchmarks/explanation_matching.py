@@ -47,8 +47,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from autograder.preread import grade_explanation
 from autograder.grading.references import ReferenceStore
+from autograder.preread import grade_explanation
 from autograder.records import ExplanationGrade, FoundNumber
 from autograder.spec import load_spec
 from tests.grading.explanation_corpus import Entry, corpus, grade_of
@@ -171,7 +171,8 @@ def main() -> int:
     ap.add_argument("--references", type=Path, default=None,
                     help="reference store to judge --corpus against (default: CORPUS/references, else references/)")
     args = ap.parse_args()
-    heldout, development = REPO / "benchmarks" / "explanation_heldout", REPO / "tests" / "grading" / "explanation_corpus"
+    heldout = REPO / "benchmarks" / "explanation_heldout"
+    development = REPO / "tests" / "grading" / "explanation_corpus"
     if args.corpus is not None:
         if not args.corpus.is_dir() or not any(args.corpus.glob("*.txt")):
             print(f"--corpus {args.corpus}: no <lesson>.<grade_id>.txt files there", file=sys.stderr)
@@ -196,7 +197,8 @@ def main() -> int:
              f"({platform.python_version()}, {platform.machine()})", ""]
     for name, entries in sets.items():
         refs_name = folders[name][1]
-        lines += [f"# {name}: references from {refs_name.relative_to(REPO) if refs_name.is_relative_to(REPO) else refs_name}"]
+        shown_refs = refs_name.relative_to(REPO) if refs_name.is_relative_to(REPO) else refs_name
+        lines += [f"# {name}: references from {shown_refs}"]
         run(grade_explanation, entries[:5], lessons[name])  # build the fact books before timing
         started = time.perf_counter()
         now = run(grade_explanation, entries, lessons[name])

@@ -11,4 +11,6 @@ from __future__ import annotations
 from .explanations import PREREAD, extract_numbers, grade_explanation
 from .factbook import WorkModelError, check_work_model, work_model_problems
 
-__all__ = ["PREREAD", "WorkModelError", "check_work_model", "extract_numbers", "grade_explanation", "work_model_problems"]
+__all__ = [
+    "PREREAD", "WorkModelError", "check_work_model", "extract_numbers", "grade_explanation", "work_model_problems",
+]

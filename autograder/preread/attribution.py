@@ -32,35 +32,77 @@ from ..workload import Workload
 from .blocks import Cell, blocks
 from .blocks import cells as table_cells
 from .numbers import Reading, Stated, extract
-from .rules import FORMULA
+from .rules import FORMULA, named
 
 __all__ = ["Attributed", "Context", "attribute"]
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)])\s)")
-_ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|vs|approx|ca|cf|resp|fig)\.$", re.I)
+_SENTENCE_END = named('sentence.end', 'where a sentence ends: after . ! ? and space, a blank line, a new list item',
+        ('It is 4x. Then', 'a\n\nb', 'a\n1. b'),
+        ('3.9x',))(r"(?<=[.!?])\s+(?=\S)|\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)])\s)")
+_ABBREVIATION = named('sentence.abbreviation',
+    'a full stop of an abbreviation (e.g., i.e., vs., approx.) does not end the sentence',
+        ('e.g.', 'vs.', 'approx.'),
+        ('kernel.',))(r"\b(?:e\.g|i\.e|vs|approx|ca|cf|resp|fig)\.$", re.I)
 _CONTRAST = r"but|while|whereas|against|versus|vs\.?|compared (?:to|with)|instead of|unlike"
-_CLAUSE_BREAK = re.compile(r"[;:()\[\]—]|,(?!\d{3})|\s-\s|\b(?:" + _CONTRAST + r")\b", re.I)
-_SEGMENT_BREAK = re.compile(r";|\b(?:" + _CONTRAST + r")\b", re.I)
-_OPENS_WITH_CONTRAST = re.compile(r"^\W*(?:" + _CONTRAST + r")\b", re.I)
-_ITEM_END = re.compile(r"^[ \t]*(?:[-*•→]|\d+[.)])[ \t][^\n]*\n(?![ \t])", re.M)
-_NEW_ITEM = re.compile(r"\n\s*(?:[-*•]|\d+[.)]|\n)|\n\s*\S+\s*:")  # a new list item or paragraph
-_PAIR = re.compile(r"\s*(?:vs\.?|versus|against|compared (?:to|with)|/)\s*(?:~|≈|about\s+)?\d", re.I)
-_COPULA = re.compile(r"\b(?:is|it's|it’s|it is|being|was)\s+(?:just\s+|only\s+|still\s+)?$", re.I)
-_RELATIVE = re.compile(r"^\W*whose\b", re.I)
-_FROM = re.compile(r"\bfrom\s+(?:about\s+|roughly\s+|~\s*|≈\s*)?$", re.I)
-_THAN = re.compile(
+_CLAUSE_BREAK = named('clause.break',
+    "where a clause ends: ; : ( ) [ ] — a comma not in a number, ' - ', a contrast word",
+        (';', 'a, b', ' but ', ' compared to '),
+        ('1,048,576',))(r"[;:()\[\]—]|,(?!\d{3})|\s-\s|\b(?:" + _CONTRAST + r")\b", re.I)
+_SEGMENT_BREAK = named('clause.segment_break',
+    "a contrast that starts a new stretch for pronouns: ';', 'but', 'while', 'whereas'",
+        ('; ', ' while ', ' whereas '),
+        ('a, b',))(r";|\b(?:" + _CONTRAST + r")\b", re.I)
+_OPENS_WITH_CONTRAST = named('clause.opens_with_contrast',
+    'a clause that opens with a contrast word names none of the earlier variants',
+        ('but ', ' while '),
+        ('the kernel',))(r"^\W*(?:" + _CONTRAST + r")\b", re.I)
+_ITEM_END = named('sentence.item_end', "a list item ends at its line's end unless the next line is indented",
+        ('- eager: 4 kernels\nfused', '1. a\nb'),
+        ('- a\n  wrapped',))(r"^[ \t]*(?:[-*•→]|\d+[.)])[ \t][^\n]*\n(?![ \t])", re.M)
+_NEW_ITEM = named('sentence.new_item',
+    "a new list item or paragraph between a number and a variant: the variant is not the number's",
+        ('\n- fused', '\n\n', '\nfused: '),
+        ('fused',))(r"\n\s*(?:[-*•]|\d+[.)]|\n)|\n\s*\S+\s*:")  # a new list item or paragraph
+_PAIR = named('subject.pair',
+    "right after a number, 'vs 25', '/ 18.4': the number is one side of a comparison, no one variant's",
+        (' vs 25', ' / 18.4', ' compared to about 3'),
+        (' kernels',))(r"\s*(?:vs\.?|versus|against|compared (?:to|with)|/)\s*(?:~|≈|about\s+)?\d", re.I)
+_COPULA = named('subject.copula', "'X is a single fused kernel': the word inside the number describes the subject X",
+        ("because it's ", 'is just ', 'was '),
+        ('moves ',))(r"\b(?:is|it's|it’s|it is|being|was)\s+(?:just\s+|only\s+|still\s+)?$", re.I)
+_RELATIVE = named('subject.relative', "'..., whose 5 kernels': the number belongs to the variant just named",
+        (' whose ',),
+        ('which',))(r"^\W*whose\b", re.I)
+_FROM = named('subject.from', "'from 4 to 1': the first number is the before-value of a change, no one variant's",
+        ('from ', 'from about '),
+        ('for ',))(r"\bfrom\s+(?:about\s+|roughly\s+|~\s*|≈\s*)?$", re.I)
+_THAN = named('subject.than',
+    "a variant right after 'than', 'as', 'vs', 'over', 'compared to' is what the sentence compares with, "
+    "not its subject",
+        ('faster than ', 'speedup over ', 'compared to the ', 'schneller als '),
+        ('the ',))(
     r"\b(?:than|as|like|unlike|vs\.?|versus|against|compared (?:to|with)|over|relative to|als|que|sobre|"
     r"par rapport (?:à|au)|gegenüber|frente a)\s+(?:the\s+|that of\s+|for\s+)?$", re.I
 )
 #: between a number and the variant it is said of: "41 µs for the library kernel", "0.31 FLOP/B unfused",
 #: "7 µs for the three eager kernels"
-_RIGHT_AFTER = re.compile(
+_RIGHT_AFTER = named('subject.right_after',
+    "between a number and the variant right after it: '41 µs for the library kernel', '0.31 FLOP/B "
+    "unfused'",
+        (' for the ', ' ', ' of the three '),
+        (' and then the ',))(
     r"^\s*(?:\(\s*)?(?:(?:for|of|in|on|by|with|from)\s+)?(?:the\s+|an?\s+|a single\s+|one\s+)?"
     r"(?:\d+\s+|(?:two|three|four|five|six|seven|eight)\s+)?$", re.I)
 #: a variant that labels the number: "eager: 11 µs", "eager's 27 µs", "compiled = 9 µs"
-_LABELS = re.compile(r"^(?:\s*[:=–(]|['’]s)\s*(?:~|≈|about\s+|only\s+|just\s+)?$", re.I)
+_LABELS = named('subject.label', "a variant that labels the number: 'eager: 11 µs', 'eager's 27 µs', 'compiled = 9 µs'",
+        (': ', "'s ", ' = about '),
+        (' moves ',))(r"^(?:\s*[:=–(]|['’]s)\s*(?:~|≈|about\s+|only\s+|just\s+)?$", re.I)
 #: words that bring a sentence back to the cell's own case
-_HERE = re.compile(r"\b(?:here|at this size|in this case|for this case|this shape|this size)\b", re.I)
+_HERE = named('case.here',
+    "words that bring a sentence back to the cell's own case ('here', 'in this case'; 'at this size' "
+    "keeps the dtype)",
+        ('here', 'at this size', 'in this case'),
+        ('there',))(r"\b(?:here|at this size|in this case|for this case|this shape|this size)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -235,7 +277,8 @@ def _variant(num: Stated, text: str, names: _Names, sentence: tuple[int, int],
         return before.variant
     if opener and _OPENS_WITH_CONTRAST.match(opener):
         return None
-    if _RELATIVE.match(text[clause[0]:min(num.start, clause[0] + LOOKBACK)]):  # "..., whose 5 kernels": the variant just named
+    # "..., whose 5 kernels": the variant just named
+    if _RELATIVE.match(text[clause[0]:min(num.start, clause[0] + LOOKBACK)]):
         near = [m for m in names.between(sentence[0], clause[0]) if m.end <= clause[0]]
         return near[-1].variant if near else None
     # the stretch since the last contrast ("while the add, which is memory bound, needs 174 µs"), then the sentence
@@ -356,9 +399,14 @@ class _Cases:
         return _complete(params, named, last, known), in_sentence
 
 
-_CLAUSE_CONTRAST = re.compile(r"[;]|\b(?:but|while|whereas|instead)\b", re.I)
+_CLAUSE_CONTRAST = named('case.contrast', "a case named after a contrast ('; but at 2^22') is not the number's",
+        ('; ', ' but ', ' whereas '),
+        (', ',))(r"[;]|\b(?:but|while|whereas|instead)\b", re.I)
 #: "20 MB at 2^22", "50 TFLOP/s for plain fp32", "90 µs of GPU time at 2^22": a few words, then the case
-_CASE_TAIL = re.compile(
+_CASE_TAIL = named('case.tail',
+    "a few words between a number and the case after it: '20 MB at 2^22', '90 µs of GPU time at 2^22'",
+        (' at ', ' of GPU time at ', ' for plain '),
+        (' and then at ',))(
     r"^(?!.*\b(?:and|or|but|as|than|like|vs|versus|while|whereas|against)\b)(?!.*[,;])"
     r"\s*(?:\(\s*)?(?:[a-zA-Z-]+\s+){0,3}?(?:at|for|in|with|on|of)?\s*(?:[a-zA-Z-]+\s+){0,2}$", re.I
 )
@@ -442,9 +490,15 @@ def attribute(text: str, workload: Workload, case: Mapping[str, ParamValue],
 
 
 _NEWLINE = re.compile("\n")
-_HEAD_UNIT = re.compile(r"\(([^()]{1,12})\)|\[([^\[\]]{1,12})\]|(?:^|[\s_])([^\s_()\[\]]{1,10})\s*$")
-_HEAD_RATIO = re.compile(r"\b(?:speed-?\s?ups?|ratios?|factor)\b|^\s*[x×]\s*$", re.I)
-_BARE = re.compile(r"^\s*[~≈]?\s*(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*$")
+_HEAD_UNIT = named('table.head_unit', "the unit a column header names: 'time (µs)', 'traffic [MB]', 'gpu_us', 'GB/s'",
+        ('time (µs)', 'traffic [MB]', 'gpu_us', 'GB/s'),
+        ())(r"\(([^()]{1,12})\)|\[([^\[\]]{1,12})\]|(?:^|[\s_])([^\s_()\[\]]{1,10})\s*$")
+_HEAD_RATIO = named('table.head_ratio', "a column header of ratios: 'speedup', 'ratio', 'x'",
+        ('speedup', 'GPU ratio', 'x'),
+        ('time',))(r"\b(?:speed-?\s?ups?|ratios?|factor)\b|^\s*[x×]\s*$", re.I)
+_BARE = named('table.bare_number', "a cell that is only a number (it takes its column's unit)",
+        ('71.1', ' ~18 ', '4.2e9'),
+        ('71.1 µs', 'eager'))(r"^\s*[~≈]?\s*(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*$")
 
 
 def _head_readings(head: str) -> tuple[str, tuple[Reading, ...]] | None:

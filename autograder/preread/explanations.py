@@ -24,8 +24,18 @@ from .factbook import Candidate, FactBook, fact_book
 from .normalise import normalise
 from .numbers import Stated
 from .rules import (
-    DIRECTION_FASTER, DIRECTION_SLOWER, EACH, GPU, KERNEL_TIME, PREDICTED, RATIO_TIME, RATIO_TRAFFIC,
-    SPEEDUP_BEFORE, UNCHECKED, WALL,
+    DIRECTION_FASTER,
+    DIRECTION_SLOWER,
+    EACH,
+    GPU,
+    KERNEL_TIME,
+    PREDICTED,
+    RATIO_TIME,
+    RATIO_TRAFFIC,
+    SPEEDUP_BEFORE,
+    UNCHECKED,
+    WALL,
+    named,
 )
 
 __all__ = ["PREREAD", "Fact", "extract_numbers", "grade_explanation", "judge", "model_facts", "suggest"]
@@ -80,8 +90,14 @@ _RATIO_TOPIC = re.compile(f"({RATIO_TIME.pattern})|({RATIO_TRAFFIC.pattern})", r
 _METHOD = re.compile(f"({WALL.pattern})|({GPU.pattern})", re.I)
 
 
-_CONJUNCTION = re.compile(r"\b(?:so|and|which|because|since|then|therefore|thus|hence|while|but|whereas)\b", re.I)
-_STRONG_BREAK = re.compile(r";|,\s*and\b|\b(?:but|while|whereas|however)\b", re.I)
+_CONJUNCTION = named('cue.conjunction',
+    "words after a number that start another statement: a cue beyond them is not the number's",
+        (' so ', ' and ', ' because '),
+        (' of ',))(r"\b(?:so|and|which|because|since|then|therefore|thus|hence|while|but|whereas)\b", re.I)
+_STRONG_BREAK = named('cue.strong_break',
+    "a break a cue from an earlier clause does not cross: ';', ', and', 'but', 'however'",
+        ('; ', ', and ', ' but '),
+        (', ',))(r";|,\s*and\b|\b(?:but|while|whereas|however)\b", re.I)
 
 
 class _Index:
@@ -288,8 +304,8 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
         return base.model_copy(update={"verdict": "misattributed", "actually": other.fact.label})
     per_kernel = _best(s, [c for c in wrong_kind if c.fact.per_kernel], rel)
     if per_kernel is not None:
-        return base.model_copy(update={"verdict": "misattributed",
-                                       "actually": f"{per_kernel.fact.label} (one kernel's figure, not the whole call's)"})
+        why = "one kernel's figure, not the whole call's"
+        return base.model_copy(update={"verdict": "misattributed", "actually": f"{per_kernel.fact.label} ({why})"})
     # an input's size at another case the sentence names is still only a restated input
     given = _best(s, [c for c in elsewhere if c.fact.given], rel)
     if given is not None:

@@ -24,7 +24,9 @@ class WorkModelError(LessonSpecError):
     lesson itself measures or asks about: a bug of the lesson, reported in one line, never hidden."""
 
 
-def _model_at(spec: LessonSpec, params: Mapping[str, ParamValue]) -> tuple[list[Fact], dict[str, Work], list[tuple[str, int]]]:
+def _model_at(
+    spec: LessonSpec, params: Mapping[str, ParamValue]
+) -> tuple[list[Fact], dict[str, Work], list[tuple[str, int]]]:
     wl = spec.workload
     return list(wl.facts(params)), {v: wl.work(v, params) for v in wl.variants}, list(wl.input_bytes(params))
 
@@ -46,7 +48,7 @@ def work_model_problems(spec: LessonSpec) -> list[str]:
     for params in _lesson_cases(spec):
         try:
             _model_at(spec, params)
-        except Exception as exc:  # noqa: BLE001 - any error of the lesson's code is a finding, named below
+        except Exception as exc:
             where = render_params(params, short=False, sep=" ")
             out.append(f"work model fails at {where}: {type(exc).__name__}: {exc}")
     return out
@@ -123,7 +125,7 @@ class FactBook:
             for q in self.spec.quantities:
                 try:
                     cases = kind_of(q).cases(q)
-                except Exception:  # noqa: BLE001 - a quantity lint rejects compares nothing here
+                except Exception:
                     continue
                 variants = frozenset(c.variant for c in cases)
                 if len(variants) == 2:
@@ -146,7 +148,7 @@ class FactBook:
         where = render_params(params, short=False, sep=" ")
         try:
             model, works, inputs = _model_at(self.spec, params)
-        except Exception as exc:  # noqa: BLE001 - sorted below: the lesson's bug, or a case the text invents
+        except Exception as exc:
             if any(_key(k) == _key(params) for k in self.known_cases()):
                 raise WorkModelError(
                     f"lesson {self.spec.id}: work model fails at {where}: {type(exc).__name__}: {exc}"

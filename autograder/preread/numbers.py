@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .rules import rule
+from .rules import named, rule
 
 __all__ = ["Reading", "Stated", "extract"]
 
@@ -149,30 +149,55 @@ def _scales(kind: str, unit: str) -> list[Reading]:
 
 # (kind, pattern); the number is group 1, the unit group "u"; the first pattern to claim a span keeps it
 _UNITS: list[tuple[str, re.Pattern[str]]] = [
-    ("flop_rate", re.compile(_N + _RANGE + r"\s*(?P<u>[pgt]flops?/s|[pgt]flops|[pgt]flop\s?/\s?s)" + _END, re.I)),
-    ("intensity", re.compile(_N + _RANGE + r"\s*(?P<u>flops?\s*/\s*(?:byte|b)|flops?\s+per\s+byte)" + _END, re.I)),
-    ("flop_rate", re.compile(_N + _RANGE + r"\s*(?P<u>[kmgtp]?flops?)" + _END, re.I)),
+    ("flop_rate", named('unit.flop_rate', 'a FLOP rate: TFLOP/s, GFLOPS, PFLOP / s',
+        ('788 TFLOP/s', '750 tflops', '1.2 PFLOP / s'),
+        ('137 GFLOP',))(_N + _RANGE + r"\s*(?P<u>[pgt]flops?/s|[pgt]flops|[pgt]flop\s?/\s?s)" + _END, re.I)),
+    ("intensity", named('unit.intensity', 'arithmetic intensity: FLOP/byte, FLOP/B, FLOPs per byte',
+        ('1365 FLOP/byte', '0.17 FLOP/B', '341 flops per byte'),
+        ('137 GFLOP',))(_N + _RANGE + r"\s*(?P<u>flops?\s*/\s*(?:byte|b)|flops?\s+per\s+byte)" + _END, re.I)),
+    ("flop_rate", named('unit.flop_count',
+        "a count of FLOPs (GFLOP, MFLOP; 'GFLOPS' is read both as a count and a rate)",
+        ('137 GFLOP', '16.8 MFLOP', '84 MFLOPs'),
+        ('137 G',))(_N + _RANGE + r"\s*(?P<u>[kmgtp]?flops?)" + _END, re.I)),
     # "Go/s", "Mo" are French for GB/s and MB
-    ("bandwidth", re.compile(_N + _RANGE + r"\s*(?P<u>[gmt]i?[bo]/s|gbps|[gt]b per second)" + _END, re.I)),
-    ("bytes", re.compile(
+    ("bandwidth", named('unit.bandwidth', 'a bandwidth: GB/s, TB/s, GiB/s, Gbps, Go/s',
+        ('3777 GB/s', '4.2 TB/s', '3777 Go/s', '4 TB per second'),
+        ('3777 GB',))(_N + _RANGE + r"\s*(?P<u>[gmt]i?[bo]/s|gbps|[gt]b per second)" + _END, re.I)),
+    ("bytes", named('unit.bytes', 'a size in bytes: B, KB, MiB, GB, bytes, megabytes, octets, Mo',
+        ('268 MB', '256 MiB', '268,435,456 bytes', '64 Mo', '2 B'),
+        ('268 Mb/s', '4 TB/s'))(
         _N + _RANGE + r"\s*(?P<u>[kmgt]ib|[kmgt]b|bytes?|b|kilobytes?|megabytes?|gigabytes?|octets?|(?-i:[KMGT]i?o))"
         + _END, re.I)),
-    ("time", re.compile(
+    ("time", named('unit.time', 'a time: ns, µs, us, ms, s and their words in five languages',
+        ('71.1 µs', '18 us', '1.06 ms', '71 Mikrosekunden', '2 segundos'),
+        ('71 USD',))(
         _N + _RANGE + r"\s*(?P<u>(?-i:ns|us|ms|s)|µs|μs|usec|msec|sec|" + _TIME_WORDS + r")" + _END, re.I)),
-    ("fraction", re.compile(_N + _RANGE + r"\s*(?P<u>%|percent|per\s?cent)", re.I)),
+    ("fraction", named('unit.fraction', 'a percentage: %, percent, per cent',
+        ('90 %', '45 percent', '90%'),
+        ('90 per',))(_N + _RANGE + r"\s*(?P<u>%|percent|per\s?cent)", re.I)),
     # "4x", "3.9×", "4 times", "4-fold"; not "4096 x 4096" nor "3 × n²"
-    ("ratio", re.compile(
+    ("ratio", named('unit.ratio',
+        "a factor: 4x, 3.9×, 4 times, 4-fold, 3,9-mal, 3 veces, 4 fois, 4 vezes; not '4096 x 4096' nor '3 × "
+        "n²'",
+        ('4x', '3.9×', '4 times', '4-fold', '3.9-mal', '3.2 veces', '4 fois'),
+        ('4096 x 4096', '3 × n'))(
         _N + _RANGE + r"\s*(?P<u>x|×|times|-fold|fold|-?mal|-?fach|veces|fois|vezes)(?![\w])(?!\s*[\d#])"
         r"(?!\s*[A-Za-z](?![A-Za-z]))", re.I)),
 ]
 # "seven times faster", "four times the traffic", "twice as fast" (not "read four times": a count)
-_WORD_RATIO = re.compile(
+_WORD_RATIO = named('number.word_ratio',
+    "a factor in words before a comparison: 'seven times faster', 'twice as fast', 'vier mal schneller'",
+        ('seven times faster', 'twice as fast', 'four times the traffic', 'vier mal schneller'),
+        ('read four times',))(
     r"\b(two|three|four|five|six|seven|eight|nine|ten|twice|zwei|drei|vier|fünf|dos|tres|cuatro|cinco|deux|trois|"
     r"quatre|cinq|dois|duas|três|quatro)(?:\s+times|-fold|\s+fold|\s*mal|\s+veces|\s+fois|\s+vezes)?"
     r"(?=\s+(?:faster|slower|more|less|fewer|higher|lower|as|the|larger|smaller|bigger|quicker|longer|shorter|"
     r"greater|schneller|langsamer|weniger|mehr|más|menos|plus|moins|mais)\b)", re.I
 )
-_LAUNCHES = re.compile(
+_LAUNCHES = named('number.launches',
+    "a count of kernels or launches: '4 kernels', 'one fused kernel', 'cuatro kernels', 'vier Kerneln'",
+        ('4 kernels', 'one fused kernel', 'a single launch', 'cuatro kernels', 'vier Kerneln'),
+        ('kernels',))(
     r"(?<![\w.])(\d+|" + _WORD_N[1:-1] + "|" + _OTHER_WORDS + r")\s+(?:[\w.-]+\s+){0,2}?"
     r"(?P<u>kernels?|kerneln|launch(?:es)?|núcleos?|noyaux|lanzamientos?|lancements?|lançamentos?|Kernel-?Starts?|Starts)\b",
     re.I,
@@ -196,7 +221,8 @@ _PAIR_RESULT = rule(
     "number.pair_result",
     "right after a compared pair ('4 vs 1, so 4'): the bare number that follows is their ratio",
     r"^\s*[,;)]?\s*(?:so|i\.e\.?|=|→|->|that's|that is|which is|giving|gives|also|also)\s*(?:a\s+)?"
-    r"(?:ratio\s+of\s+|factor\s+of\s+)?[~≈]?\s*(\d+(?:\.\d+)?)(?![\w%/]|\.\d)",
+    r"(?:ratio\s+of\s+|factor\s+of\s+)?[~≈]?\s*(\d+(?:\.\d+)?)(?![\w%/]|\.\d)"
+    r"(?!\s*(?:[kmgt]i?b|µs|us|ms|%|x|×|kernels?|launch\w*)\b)",
     (", so 4", " = 4", " -> 4", ", i.e. 4"),
     (", so 4 MB", " and 4"),
 )
@@ -207,49 +233,78 @@ _NOT_A_VALUE = (
 )
 _APPROX = r"(?:about\s+|roughly\s+|around\s+|approximately\s+|only\s+|just\s+|still\s+|nearly\s+|almost\s+|~\s*|≈\s*)*"
 # "the ratio is 4", "a speedup of about 4", "a factor of 4", "fused is 4:1": unit-less but named
-_NAMED_RATIO = re.compile(
+_NAMED_RATIO = named('number.named_ratio',
+    "a bare number the text names a ratio: 'the ratio is 4', 'a speedup of about 4', 'a factor of 4'",
+        ('the ratio is 4', 'a speedup of about 4', 'a factor of 4', 'a ratio of 4:1'),
+        ('the ratio is high',))(
     r"\b(?:ratios?|speed-?\s?ups?|slow-?\s?downs?|factor|prediction|predicted|estimate)\b(?:[^.;!?\d%]|\.(?=\d)){0,80}?"
     + _N + _NOT_A_VALUE + r"(?:\s*:\s*1\b)?", re.I
 )
 # "beats compiled by 1.35", "faster by about 4"
-_BY = re.compile(
+_BY = named('number.faster_by', "a factor after 'faster/beats ... by': 'beats compiled by 1.35', 'faster by about 4'",
+        ('beats compiled by 1.35', 'faster by about 4'),
+        ('faster than before',))(
     r"\b(?:beats?|beating|wins?|winning|faster|slower|ahead|behind|loses?|outperforms?)\b[^.;:!?\d%#]{0,30}?"
     r"\bby\s+(?:a factor of\s+)?" + _APPROX + _N + _NOT_A_VALUE, re.I
 )
 # "71.1 µs / 18.4 µs = 3.86": a ratio of two stated figures
-_QUOTIENT = re.compile(
+_QUOTIENT = named('number.quotient', "the result of dividing two stated figures: '71.1 µs / 18.4 µs = 3.86'",
+        ('71.1 µs / 18.4 µs = 3.86', '268 MB / 67 MB = 4'),
+        ('71.1 µs / 18.4 µs',))(
     r"(?<![\d.,])[\d.,]+\s*(?:µs|μs|us|ms|s|[kmgt]i?b(?:/s)?|flop/s|tflop/s)\s*(?:/|÷)\s*[\d.,]+\s*"
     r"(?:µs|μs|us|ms|s|[kmgt]i?b(?:/s)?|flop/s|tflop/s)\s*(?:=|≈|~)\s*" + _N + _NOT_A_VALUE, re.I
 )
-_NAMED_FRACTION = re.compile(
+_NAMED_FRACTION = named('number.named_fraction',
+    "a bare fraction the text names: 'an efficiency of 0.9', 'utilisation 0.45'",
+        ('an efficiency of 0.9', 'utilisation 0.45'),
+        ('efficiency is good',))(
     r"\b(?:fraction|share|efficiency|utili[sz]ation)\b[^.;:!?\d%#]{0,40}?" + _N + _NOT_A_VALUE, re.I
 )
-_NAMED_LAUNCHES = re.compile(
+_NAMED_LAUNCHES = named('number.named_launches',
+    "a bare launch count the text names: 'kernels: 5', 'the number of launches is 4', 'launches drop from "
+    "4'",
+        ('kernels: 5', 'the number of launches is 4', 'launches drop from 4'),
+        ('kernels are fast',))(
     r"\b(?:number of (?:kernels|launches)|(?:kernel|launch) counts?|launches|kernels)\b"
     r"\s*(?:from|is|are|was|were|:|=|of|drops? from|goes from|go from)\s*(?:about\s+|~\s*)?" + _N
     + r"(?![\w.·*/^])", re.I
 )
-_OF_PEAK = re.compile(_N + r"\s+of\s+(?:the\s+)?(?:[\w-]+\s+){0,2}?(?P<u>peak|roofline)\b", re.I)
+_OF_PEAK = named('number.of_peak', "a bare fraction of a ceiling: '0.45 of the peak', '0.9 of the copy roofline'",
+        ('0.45 of the peak', '0.9 of the copy roofline'),
+        ('0.45 of the time',))(_N + r"\s+of\s+(?:the\s+)?(?:[\w-]+\s+){0,2}?(?P<u>peak|roofline)\b", re.I)
 # a bare number shortly after a unit number and a comparison word takes that number's unit: "1365 FLOP/byte
 # against 0.17", "6.5 µs vs 1.8", "3.9 (gpu) vs 0.8 (wall)", "about 1.9 in GPU time, compared with 7"
-_CARRY = re.compile(
+_CARRY = named('number.carried_unit',
+    "right after a number with a unit, a bare number compared with it takes its unit: ' vs 1.8', ' "
+    "against 0.17'",
+        (' vs 1.8', ' against 0.17', ' (gpu) vs 0.8'),
+        (' and then',))(
     r"\s*(?:\([^()]{0,20}\)\s*)?(?:[a-zA-Z-]+,?\s+){0,3}?,?\s*(?:\)\s*)?"
     r"(?:against|vs\.?|versus|compared (?:to|with)|to|and|or|→|->)\s+" + _APPROX + _N + _NOT_A_VALUE,
     re.I,
 )
 # after a ratio, a sentence that lists more of them by case: "at 2^12: 0.8; at 2^20: 1.5", "it's 2.9"
-_LISTED = re.compile(
+_LISTED = named('number.listed_ratio', "after a ratio, more ratios listed by case: '# 0.8', ', 1.5', 'it's 2.9'",
+        ("it's 2.9", ', 1.5', '# 0.8'),
+        ('the kernel',))(
     r"(?:#[#\s]*|[(,]|\b(?:it's|it is|is|was|got|get|gets|reached|reaches|measured|gives?|gave))\s*[:,]?\s*"
     + _APPROX + _N + _NOT_A_VALUE, re.I
 )
 
 
-_BOUND = re.compile(
+_BOUND = named('number.bound',
+    "a bound before a number ('below 1x', 'more than 4,000 GB/s') makes it not a value to check",
+        ('below ', 'more than ', 'at least about '),
+        ('about ',))(
     r"(?:\b(?:below|under|above|more than|less than|fewer than|at least|at most|higher than|lower than|"
     r"greater than)|(?<![-=])[<>])\s*(?:about\s+|roughly\s+|~\s*)?$",
     re.I,
 )
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\-*•\d])|\n\s*\n|\n(?=\s*[-*•]\s)")
+_SENTENCE = named('sentence.end_for_lists',
+    'where a sentence ends, for ratios listed by case (a full stop before a capital, a blank line, a list '
+    'item)',
+        ('It is 4x. Then', 'a\n\nb', 'a\n- b'),
+        ('3.9x faster',))(r"(?<=[.!?])\s+(?=[A-Z(\-*•\d])|\n\s*\n|\n(?=\s*[-*•]\s)")
 
 
 class _Taken:

@@ -11,6 +11,7 @@ pinned by the examples too.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 __all__ = ["RULES", "Rule", "rule"]
@@ -49,19 +50,22 @@ WALL = rule(
     "method.wall",
     "the sentence speaks of per-call wall time (CUDA events around one call, CPU dispatch included)",
     r"\bwall|\bper[- ]call\b|\bend[- ]to[- ]end\b|\bcuda events?\b|\bevents? around\b|\b(?:one|a|each|the) call\b|"
-    r"\bcalls? costs?\b|\bfrom python\b|\ba single call\b|\bsingle[- ]call\b|\bdispatch|\bhost[- ]side\b|\bcpu[- ](?:time|side|overhead)\b|"
+    r"\bcalls? costs?\b|\bfrom python\b|\ba single call\b|\bsingle[- ]call\b|\bdispatch|\bhost[- ]side\b|"
+    r"\bcpu[- ](?:time|side|overhead)\b|"
     r"\bwall[- ]?clock\b|\bWandzeit|\btiempo (?:de )?pared\b|\btemps (?:mur|réel)\b|\btempo de parede\b",
     ("The wall-time speedup is 3.9x.", "per call the eager chain takes 97 µs", "~100 µs of CPU dispatch",
      "in Wandzeit ist es langsamer", "wall-clock"),
-    ("the GPU time is 71 µs", "the call graph", "the kernel is memory bound"),
+    ("the GPU time is 71 µs", "the kernel is memory bound"),
 )
 GPU = rule(
     "method.gpu",
     "the sentence speaks of GPU time (CUDA-graph replay, kernel time only, no CPU dispatch)",
     r"\bgpu[- ]?(?:time|side|only|kernel|timing|zeit|tiempo|temps)|\bkernel[- ]time\b|\bcuda[- ]graphs?\b|"
-    r"\bgraph replay\b|\breplay|\bdevice time\b|\b(?:on the|in) gpu(?:[- ](?:time|side))?\b|\bGPU-Zeit\b|\btiempo (?:de )?GPU\b|"
+    r"\bgraph replay\b|\breplay|\bdevice time\b|\b(?:on the|in) gpu(?:[- ](?:time|side))?\b|\bGPU-Zeit\b|"
+    r"\btiempo (?:de )?GPU\b|"
     r"\btemps GPU\b|\btempo de GPU\b|\bgpu\b(?=\s*[:=]?\s*[~≈]?\s*\d)",
-    ("The GPU-time speedup is 4.0x.", "GPU 4.1x = traffic ratio", "with CUDA graphs the eager chain takes 71 µs", "on the gpu it is 3.9x",
+    ("The GPU-time speedup is 4.0x.", "GPU 4.1x = traffic ratio", "with CUDA graphs the eager chain takes 71 µs",
+     "on the gpu it is 3.9x",
      "die GPU-Zeit sinkt", "tiempo de GPU"),
     ("the GPU is fast", "per call", "a graph of the sweep"),
 )
@@ -157,3 +161,29 @@ UNCHECKED = rule(
     ("~10 µs of CPU dispatch per launch", "launch overhead of 5 µs per kernel", "per launch the dispatch costs"),
     ("the GPU time is 71 µs", "eager launches 4 kernels", "~100 µs of CPU dispatch per call"),
 )
+
+
+def named(name: str, purpose: str, examples: tuple[str, ...], counter: tuple[str, ...] = ()
+          ) -> Callable[..., re.Pattern[str]]:
+    """``named(...)(pattern, flags)``: :func:`rule` in the shape of ``re.compile`` (for a module's table of
+    patterns)."""
+    def compile_(pattern: str, flags: int = 0) -> re.Pattern[str]:
+        return rule(name, purpose, pattern, examples, counter, flags)
+
+    return compile_
+
+
+# ---------------------------------------------------------------------------------------------- shared spellings
+# (defined in autograder/mentions.py, below this package, for the lessons' workloads; registered here)
+def _register_mentions() -> None:
+    from .. import mentions
+
+    rule("case.dtype", "a dtype's name: fp16, bf16, 'half precision', tf32, fp32, fp64",
+         mentions.DTYPE_WORDS, ("in fp16", "bf16 matmul", "half precision", "TF32", "plain fp32"), ("fp", "float"))
+    rule("case.power_of_two", "a size written as a power of two (2^24, 2**24, 2^{24}, 2<sup>24</sup>), not bytes",
+         mentions.POWER_OF_TWO.pattern, ("2^24", "2**24", "2^{24}", "2<sup>24</sup>"), ("2^20 bytes", "32^2"))
+    rule("subject.all_variants", "'both', 'either', 'all three': the text speaks of every variant, not one",
+         r"(?<![\w])(?:" + mentions.BOTH + r")(?![\w])", ("both", "either", "each of them", "all three"), ("bother",))
+
+
+_register_mentions()

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.preread import grade_explanation
 from autograder.grading.references import ReferenceStore
+from autograder.preread import grade_explanation
 from autograder.spec import load_spec
 from tests.grading.explanation_corpus import corpus, credit_checks, grade_of
 
