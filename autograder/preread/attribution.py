@@ -547,6 +547,14 @@ def _in_formula(text: str, m: Mention) -> bool:
         re.search(r"[/÷*·]\s*$", text[max(0, m.start - 3):m.start]))
 
 
+def reading_frame(text: str, workload: Workload) -> tuple[str, list[tuple[int, int]]]:
+    """(``text`` with the lesson's case mentions masked, its sentence spans): what the conclusion check reads."""
+    masked = _mask(text, sorted(_lesson_mentions(workload, text), key=lambda m: m.start))
+    blks = blocks(masked)
+    return masked, _sentences(masked, [m.end() for b in blks if b.kind == "code"
+                                       for m in _NEWLINE.finditer(masked, b.start, b.end)])
+
+
 def _lesson_mentions(workload: Workload, text: str) -> list[Mention]:
     """The lesson's case mentions, read paragraph by paragraph (pieces of at most a few sentences), so a
     lesson's pattern that is slow on a long run of text ("1,000,000,...") stays linear in the answer."""

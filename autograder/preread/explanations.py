@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from ..records import ExplanationGrade, FoundNumber, ParamValue, ReferenceRun, render_params
 from ..spec import ExplanationSpec, LessonSpec
 from ..workload import Fact
-from .attribution import LOOKBACK, Attributed, Context, attribute
+from .attribution import LOOKBACK, Attributed, Context, attribute, reading_frame
+from .conclusions import conclusions
 from .factbook import Candidate, FactBook, fact_book
 from .normalise import normalise
 from .numbers import Stated
@@ -331,17 +332,22 @@ def _neighbours(book: FactBook, params: Mapping[str, ParamValue]) -> list[dict[s
     return [k for k in book.known_cases() if sum(k.get(p) != v for p, v in params.items()) == 1]
 
 
-def suggest(found: list[FoundNumber]) -> tuple[float, int]:
+def suggest(found: list[FoundNumber], wrong_conclusions: int = 0) -> tuple[float, int]:
     """(suggested fraction, distinct derived facts). Each distinct fact of the model or reference stated
     right is worth a quarter after the first (one right: half credit; three: full); a misattributed or
-    unmatched number takes a quarter back and full credit needs none of them; input sizes count nothing."""
+    unmatched number takes a quarter back and full credit needs none of them; input sizes count nothing.
+    A conclusion drawn in words that the reference contradicts ("the fused call is faster per call" where it
+    is slower) costs like a wrong number and caps the suggestion at half: right figures around a wrong
+    conclusion are not a right explanation."""
     derived = {f.matches for f in found if f.verdict == "match"}
-    bad = sum(f.verdict in ("misattributed", "unmatched") for f in found)
+    bad = sum(f.verdict in ("misattributed", "unmatched") for f in found) + wrong_conclusions
     if not derived:
         return 0.0, 0
     fraction = min(1.0, 0.25 + 0.25 * len(derived)) - 0.25 * bad
     if bad:
         fraction = min(fraction, 0.75)
+    if wrong_conclusions:
+        fraction = min(fraction, 0.5)
     return max(0.25, fraction), len(derived)
 
 
@@ -370,8 +376,10 @@ def grade_explanation(
     ix = _Index(text)
     found = [_back(judge(a, book, text, rel_tol, ix), original, origin)
              for a in attribute(text, spec.workload, case, book.known_cases())]
+    masked, sentences = reading_frame(text, spec.workload)
+    wrong = [c for c in conclusions(text, masked, sentences, spec.workload, case, ref) if not c.right]
     text = original
-    fraction, derived = suggest(found)
+    fraction, derived = suggest(found, len(wrong))
     flags: list[str] = []
     stripped = text.strip()
     if not stripped or stripped == "YOUR ANSWER HERE":
@@ -388,10 +396,14 @@ def grade_explanation(
             flags.append("input_sizes_only" if any(f.verdict == "given" for f in found) else "numbers_unmatched")
         if any(f.verdict == "misattributed" for f in found):
             flags.append("misattributed")
+        if wrong:
+            flags.append("wrong_conclusion")
         comment = (
             f"{PREREAD} found {len(found)} number(s), {derived} distinct fact(s) of the work model "
-            f"or reference stated right: " + "; ".join(_describe(f) for f in found)
-            + f". Suggested {fraction * ex.points:.2f}/{ex.points:g}."
+            f"or reference stated right: " + "; ".join(_describe(f) for f in found) + "."
+            + "".join(f" Wrong conclusion: {c.reason} ✗." for c in wrong)
+            + f" Suggested {fraction * ex.points:.2f}/{ex.points:g}"
+            + (" (at most half: a wrong conclusion)." if wrong and derived else ".")
         )
     if whole > len(text):
         flags.append("truncated")

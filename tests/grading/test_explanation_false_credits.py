@@ -122,3 +122,25 @@ def test_cpu_dispatch_per_launch_is_unchecked_and_does_not_cap_the_score(lessons
     g = grade(lessons, "04_fusion", "explain_headline", text)
     assert the(g, "10 µs").verdict == "unchecked", g.comment
     assert g.suggested_fraction == 1.0, g.comment
+
+
+RIGHT_FIGURES = "Eager runs 4 kernels and moves 268 MB; the fused kernel moves 67 MB in one launch. "
+
+
+def test_three_right_figures_with_a_wrong_conclusion_are_not_full_credit(lessons):
+    wrong = grade(lessons, "04_fusion", "explain_headline",
+                  RIGHT_FIGURES + "So per call the fused version is faster than eager.")
+    assert "wrong_conclusion" in wrong.flags and wrong.suggested_fraction <= 0.5, wrong.comment
+    assert "says compiled is faster than eager; by wall_per_call it is not" in wrong.comment
+    right = grade(lessons, "04_fusion", "explain_headline",
+                  RIGHT_FIGURES + "Per call the fused version is still slower than eager: dispatch dominates.")
+    assert "wrong_conclusion" not in right.flags and right.suggested_fraction == 1.0, right.comment
+    # in GPU time the fused kernel is faster: right
+    gpu = grade(lessons, "04_fusion", "explain_headline", RIGHT_FIGURES + "In GPU time the fused kernel is faster.")
+    assert "wrong_conclusion" not in gpu.flags and gpu.suggested_fraction == 1.0, gpu.comment
+
+
+def test_a_conclusion_the_methods_disagree_on_is_judged_only_when_the_sentence_names_one(lessons):
+    # eager vs compiled: compiled is faster on the GPU, slower per call; "faster" alone is not judged
+    g = grade(lessons, "04_fusion", "explain_headline", RIGHT_FIGURES + "The fused version is faster.")
+    assert "wrong_conclusion" not in g.flags, g.comment
