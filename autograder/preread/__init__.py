@@ -8,9 +8,9 @@ above records, workload, kinds and spec and below grading: nothing here imports 
 
 from __future__ import annotations
 
-from .explanations import PREREAD, extract_numbers, grade_explanation
+from .explanations import MAX_READ, PREREAD, extract_numbers, grade_explanation
 from .factbook import WorkModelError, check_work_model, work_model_problems
 
 __all__ = [
-    "PREREAD", "WorkModelError", "check_work_model", "extract_numbers", "grade_explanation", "work_model_problems",
+    "MAX_READ", "PREREAD", "WorkModelError", "check_work_model", "extract_numbers", "grade_explanation", "work_model_problems",
 ]
