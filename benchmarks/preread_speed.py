@@ -8,9 +8,10 @@ Two kinds of answer, each at doubling lengths up to the read cap (``autograder.p
 - *hostile*: one endless sentence dense with numbers, units and variant names ("eager 4x fused 3 kernels 2 µs
   ..."), the worst case for the per-number rules.
 
-For each it prints the CPU seconds per answer (process time: the shared machine's load does not bend the curve), the time per 1,000 characters and the fitted exponent k of
-time ~ length^k (least squares on log-log; 1.0 is linear; the pre-reader before this rewrite measured ~2.9),
-then grades one hostile 20 MB answer whole (read up to the cap; its time is what a hostile submission costs).
+For each it prints the CPU seconds per answer (process time: the shared machine's load does not bend the
+curve), the time per 1,000 characters and the fitted exponent k of time ~ length^k (least squares on log-log;
+1.0 is linear; issue 19 measured ~2.9 for the pre-reader before this rewrite), then grades one hostile 20 MB
+answer whole (read up to the cap; its time is what a hostile submission costs).
 """
 
 from __future__ import annotations

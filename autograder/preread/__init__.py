@@ -12,5 +12,11 @@ from .explanations import MAX_READ, PREREAD, extract_numbers, grade_explanation
 from .factbook import WorkModelError, check_work_model, work_model_problems
 
 __all__ = [
-    "MAX_READ", "PREREAD", "WorkModelError", "check_work_model", "extract_numbers", "grade_explanation", "work_model_problems",
+    "MAX_READ",
+    "PREREAD",
+    "WorkModelError",
+    "check_work_model",
+    "extract_numbers",
+    "grade_explanation",
+    "work_model_problems",
 ]

@@ -381,8 +381,8 @@ def extract(text: str) -> list[Stated]:
         if after:
             a, b = m.end() + after.start(1), m.end() + after.end(1)
             if not taken.overlaps(a, b):
-                n = float(after.group(1))
-                add(Stated(after.group(1), a, b, "", n, (Reading("ratio", n),), unitless=True))
+                value = float(after.group(1))
+                add(Stated(after.group(1), a, b, "", value, (Reading("ratio", value),), unitless=True))
     for m in _LAUNCHES.finditer(text):
         n = to_float(m.group(1))
         before = text[max(0, m.start() - 5):m.start()]

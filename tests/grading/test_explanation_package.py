@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import autograder.preread as preread
+from autograder import preread
 
 PACKAGE = Path(preread.__file__).resolve().parent
 ROOT = PACKAGE.parent
@@ -16,7 +16,7 @@ ROOT = PACKAGE.parent
 def _imports(path: Path) -> list[tuple[str, int]]:
     """(absolute module name, line) of every import in ``path``."""
     parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
-    here = parts[:-1] if path.name != "__init__.py" else parts[:-1]
+    here = parts[:-1]  # the package the module is in (for __init__.py: the package itself)
     out = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom):
