@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from ..mentions import Mention, variant_mentions
 from ..records import ParamValue
 from ..workload import Workload
-from .blocks import Cell, blocks
+from .blocks import Block, Cell, blocks
 from .blocks import cells as table_cells
 from .numbers import Reading, Stated, extract
 from .rules import FORMULA, named
@@ -438,25 +438,43 @@ def _here(text: str) -> list[Mention]:
             for m in _HERE.finditer(text)]
 
 
+@dataclass(frozen=True)
+class Frame:
+    """What the attribution and the conclusion check both read: the lesson's case mentions, the text with
+    them masked, its markdown blocks and its sentences."""
+
+    mentioned: list[Mention]
+    masked: str
+    blocks: list[Block]
+    sentences: list[tuple[int, int]]
+    names: list[Mention]  # where the text names a variant (or all of them: variant None)
+
+
+def frame(text: str, workload: Workload) -> Frame:
+    mentioned = sorted(_lesson_mentions(workload, text), key=lambda m: m.start)
+    masked = _mask(text, mentioned)
+    blks = blocks(masked)
+    # a line of a code block is a sentence of its own (pasted output: one record a line)
+    sentences = _sentences(masked, [m.end() for b in blks if b.kind == "code"
+                                    for m in _NEWLINE.finditer(masked, b.start, b.end)])
+    return Frame(mentioned, masked, blks, sentences, variant_mentions(masked, workload.names_of_variants()))
+
+
 def attribute(text: str, workload: Workload, case: Mapping[str, ParamValue],
-              known: Sequence[Mapping[str, ParamValue]] = ()) -> list[Attributed]:
+              known: Sequence[Mapping[str, ParamValue]] = (), framed: Frame | None = None) -> list[Attributed]:
     """Every number of ``text`` (an explanation of ``case``) with what it is said of. ``known``: the cases
     a reference measured, to complete a case the text names only in part.
 
     Linear in the length of ``text``: every pattern runs once over the text (the lesson's own case
     patterns once per piece of at most :data:`MAX_SENTENCE` characters), and each number asks only
     binary searches and windows of bounded length (:data:`LOOKBACK`, :data:`MAX_SENTENCE`)."""
-    mentioned = sorted(_lesson_mentions(workload, text), key=lambda m: m.start)
-    masked = _mask(text, mentioned)
+    framed = framed or frame(text, workload)
+    mentioned, masked, blks, sentences = framed.mentioned, framed.masked, framed.blocks, framed.sentences
     # a size inside a formula ("= 8192/6") is masked like any mention but names no case
     naming = [m for m in mentioned if not _in_formula(text, m)]
     cases = _Cases(sorted([*naming, *_here(masked)], key=lambda m: m.start), masked, case)
-    blks = blocks(masked)
-    # a line of a code block is a sentence of its own (pasted output: one record a line)
-    sentences = _sentences(masked, [m.end() for b in blks if b.kind == "code"
-                                    for m in _NEWLINE.finditer(masked, b.start, b.end)])
     sentence_starts = [a for a, _ in sentences]
-    names = _Names(variant_mentions(masked, workload.names_of_variants()), masked, sentences, sentence_starts)
+    names = _Names(framed.names, masked, sentences, sentence_starts)
     breaks = list(_CLAUSE_BREAK.finditer(masked))
     clauses = _spans(_CLAUSE_BREAK, masked)
     clause_starts = [a for a, _ in clauses]
@@ -545,14 +563,6 @@ def _with_unitless_cells(found: list[Stated], text: str, cells: list[Cell]) -> l
 def _in_formula(text: str, m: Mention) -> bool:
     return bool(FORMULA.match(text[m.end:m.end + 8])) or bool(
         re.search(r"[/÷*·]\s*$", text[max(0, m.start - 3):m.start]))
-
-
-def reading_frame(text: str, workload: Workload) -> tuple[str, list[tuple[int, int]]]:
-    """(``text`` with the lesson's case mentions masked, its sentence spans): what the conclusion check reads."""
-    masked = _mask(text, sorted(_lesson_mentions(workload, text), key=lambda m: m.start))
-    blks = blocks(masked)
-    return masked, _sentences(masked, [m.end() for b in blks if b.kind == "code"
-                                       for m in _NEWLINE.finditer(masked, b.start, b.end)])
 
 
 def _lesson_mentions(workload: Workload, text: str) -> list[Mention]:

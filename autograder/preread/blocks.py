@@ -49,11 +49,17 @@ _COLUMNS = rule(
 
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
-    return MarkdownIt("commonmark").enable("table")
+    # blocks only: the inline rules (emphasis, links) say nothing about where tables and code are
+    return MarkdownIt("commonmark").enable("table").disable(["inline", "text_join"], ignoreInvalid=True)
+
+
+_MAYBE_BLOCK = re.compile(r"\||```|~~~|^(?: {4}|\t)", re.M)
 
 
 def blocks(text: str) -> list[Block]:
     """The tables and code blocks (fenced or indented) of ``text``, as character ranges."""
+    if not _MAYBE_BLOCK.search(text):
+        return []  # plain prose (most answers): nothing to parse
     line_starts = [0, *(m.end() for m in re.finditer("\n", text))]
     out = []
     for tok in _parser().parse(text):

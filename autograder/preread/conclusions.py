@@ -15,7 +15,7 @@ import bisect
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..mentions import Mention, variant_mentions
+from ..mentions import Mention
 from ..records import ParamValue, ReferenceRun
 from ..workload import Workload
 from .rules import GPU, WALL, rule
@@ -91,13 +91,14 @@ def _family(method: str) -> str:
     return "wall" if "wall" in method else "gpu" if "gpu" in method else method
 
 
-def conclusions(text: str, masked: str, sentences: list[tuple[int, int]], workload: Workload,
-                case: Mapping[str, ParamValue], ref: ReferenceRun | None) -> list[Conclusion]:
+def conclusions(text: str, masked: str, sentences: list[tuple[int, int]], mentions: list[Mention],
+                workload: Workload, case: Mapping[str, ParamValue], ref: ReferenceRun | None) -> list[Conclusion]:
     """Every comparison ``text`` draws in words that the reference can check at ``case`` (``masked``: the text
-    with case mentions masked as ``#``; ``sentences``: its sentence spans)."""
+    with case mentions masked as ``#``; ``sentences``: its sentence spans; ``mentions``: where it names
+    variants)."""
     if ref is None or not workload.variants:
         return []
-    names = [m for m in variant_mentions(masked, workload.names_of_variants()) if m.variant is not None]
+    names = [m for m in mentions if m.variant is not None]
     starts = [m.start for m in names]
     sentence_starts = [a for a, _ in sentences]
     methods = sorted({m.method for m in ref.measurements})

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from ..records import ExplanationGrade, FoundNumber, ParamValue, ReferenceRun, render_params
 from ..spec import ExplanationSpec, LessonSpec
 from ..workload import Fact
-from .attribution import LOOKBACK, Attributed, Context, attribute, reading_frame
+from .attribution import LOOKBACK, Attributed, Context, attribute, frame
 from .conclusions import conclusions
 from .factbook import Candidate, FactBook, fact_book
 from .normalise import normalise
@@ -374,10 +374,10 @@ def grade_explanation(
     original = text
     text, origin = normalise(text)
     ix = _Index(text)
+    framed = frame(text, spec.workload)
     found = [_back(judge(a, book, text, rel_tol, ix), original, origin)
-             for a in attribute(text, spec.workload, case, book.known_cases())]
-    masked, sentences = reading_frame(text, spec.workload)
-    wrong = [c for c in conclusions(text, masked, sentences, spec.workload, case, ref) if not c.right]
+             for a in attribute(text, spec.workload, case, book.known_cases(), framed)]
+    wrong = [c for c in conclusions(text, framed.masked, framed.sentences, framed.names, spec.workload, case, ref) if not c.right]
     text = original
     fraction, derived = suggest(found, len(wrong))
     flags: list[str] = []
