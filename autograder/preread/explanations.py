@@ -377,7 +377,8 @@ def grade_explanation(
     framed = frame(text, spec.workload)
     found = [_back(judge(a, book, text, rel_tol, ix), original, origin)
              for a in attribute(text, spec.workload, case, book.known_cases(), framed)]
-    wrong = [c for c in conclusions(text, framed.masked, framed.sentences, framed.names, spec.workload, case, ref) if not c.right]
+    drawn = conclusions(text, framed.masked, framed.sentences, framed.names, spec.workload, case, ref)
+    wrong = [c for c in drawn if not c.right]
     text = original
     fraction, derived = suggest(found, len(wrong))
     flags: list[str] = []
