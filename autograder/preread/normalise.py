@@ -64,6 +64,59 @@ _SUPERSCRIPTS = rule(
     ("10^9",),
 )
 
+_SMALL = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen".split())}
+_TENS = {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()) if i > 1}
+_SCALES = {"thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
+_WORD = "|".join([*_SMALL, *_TENS, "hundred", *_SCALES])
+_NUMBER_WORDS = rule(
+    "format.number_words",
+    "an English number in words before a unit ('sixty-seven megabytes', 'two hundred and sixty-eight MB', "
+    "'three point nine times'): written in digits (a lone small word before 'times' is the ratio rule's)",
+    rf"\b(?:{_WORD})(?:(?:[\s-]+|\s+and\s+)(?:{_WORD}))*(?:\s+point(?:\s+(?:{'|'.join(_SMALL)}))+)?"
+    r"(?=\s*(?:[kmgt]i?b\b|bytes?\b|(?:kilo|mega|giga)bytes?\b|µs|us\b|ms\b|(?:micro|milli|nano)?seconds?\b|"
+    r"[gt]b/s|[kmgtp]?flop|percent\b|per cent\b|%|times\b|x\b|×|-?fold\b))",
+    ("sixty-seven megabytes", "two hundred and sixty-eight MB", "three point nine times", "seventy-one µs"),
+    ("four kernels", "the two variants"),
+)
+
+
+def _words_value(phrase: str) -> float | None:
+    words = re.split(r"[\s-]+", phrase.lower())
+    if "point" in words:
+        i = words.index("point")
+        whole, frac = words[:i], words[i + 1:]
+        base = _words_value(" ".join(whole)) if whole else 0.0
+        digits = "".join(str(_SMALL[w]) for w in frac if w in _SMALL and _SMALL[w] < 10)
+        return None if base is None or not digits else base + float("0." + digits)
+    total = current = 0
+    for w in words:
+        if w == "and":
+            continue
+        if w in _SMALL:
+            current += _SMALL[w]
+        elif w in _TENS:
+            current += _TENS[w]
+        elif w == "hundred":
+            current = (current or 1) * 100
+        elif w in _SCALES:
+            total += (current or 1) * _SCALES[w]
+            current = 0
+        else:
+            return None
+    return float(total + current)
+
+
+def _digits(m: re.Match[str], text: str) -> list[tuple[str, int]]:
+    phrase = m.group(0)
+    value = _words_value(phrase)
+    tail = text[m.end():m.end() + 8].lstrip().lower()
+    if value is None or (len(re.split(r"[\s-]+", phrase)) == 1 and value <= 10 and tail.startswith("times")):
+        return [(phrase, m.start())]
+    return [(str(int(value)) if value.is_integer() else repr(value), m.start())]
+
+
 _COMMANDS = {
     "times": "×", "cdot": "·", "approx": "≈", "sim": "~", "mu": "µ", "micro": "µ", "%": "%", ",": " ", ";": " ",
     "!": "", ":": " ", " ": " ", "quad": " ", "qquad": " ", "left": "", "right": "", "mathrm": "", "text": "",
@@ -104,6 +157,8 @@ def normalise(text: str) -> tuple[str, list[int]]:
     if any(c in text for c in _SUPERSCRIPT):
         text, origin = _rewrite(text, origin, _SUPERSCRIPTS, lambda m: [
             ("^" + "".join(_SUPERSCRIPT[c] for c in m.group(0)), m.start())])
+    if _NUMBER_WORDS.search(text):
+        text, origin = _rewrite(text, origin, _NUMBER_WORDS, lambda m: _digits(m, text))
     text, origin = _rewrite(text, origin, _DIGIT_GROUPS, lambda m: [])
     text, origin = _rewrite(text, origin, _DECIMAL_COMMA, lambda m: [
         (m.group(0)[:m.start(1) - m.start()], m.start()), (".", m.start(1)),

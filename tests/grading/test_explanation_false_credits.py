@@ -144,3 +144,25 @@ def test_a_conclusion_the_methods_disagree_on_is_judged_only_when_the_sentence_n
     # eager vs compiled: compiled is faster on the GPU, slower per call; "faster" alone is not judged
     g = grade(lessons, "04_fusion", "explain_headline", RIGHT_FIGURES + "The fused version is faster.")
     assert "wrong_conclusion" not in g.flags, g.comment
+
+
+# ---------------------------------------------------------------------------------------------- ways of writing
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    (r"Eager moves $268\,\text{MB}$ in four kernels; fused $64\,\mathrm{MiB}$, so the GPU speedup is $3.9\times$.",
+     ["match"] * 4),
+    ("Eager bewegt 268 MB mit vier Kerneln; fused 67 MB. In GPU-Zeit ist fused 3,9-mal schneller.", ["match"] * 4),
+    ("Eager déplace 256 Mo en 4 kernels; le noyau fused 64 Mo, à 3777 Go/s pour eager.", ["match"] * 4),
+    ("Eager moves two hundred and sixty-eight MB, fused sixty-seven megabytes: three point nine times faster "
+     "on the GPU.", ["match"] * 3),
+    ("eager: 268\u202f435\u202f456 B, fused: 67\u202f108\u202f864 B", ["match"] * 2),
+    ("```\nvariant   gpu_us   GB/s\neager     71.1     3777\ncompiled  18.4     3651\n```", ["match"] * 4),
+    ("| | GPU time (µs) | traffic (MB) | kernels |\n|---|---|---|---|\n| eager | 71.1 | 268 | 4 |\n"
+     "| compiled | 18.4 | 67 | 1 |", ["match"] * 6),
+])
+def test_every_way_a_student_writes_a_right_figure_is_credited(lessons, text, expected):
+    g = grade(lessons, "04_fusion", "explain_headline", text)
+    assert [f.verdict for f in g.found] == expected, g.comment
+    for f in g.found:  # each finding points at what the student wrote
+        assert f.span is not None and text[f.span[0]:f.span[1]] == f.text
