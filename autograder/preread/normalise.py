@@ -74,11 +74,11 @@ _NUMBER_WORDS = rule(
     "format.number_words",
     "an English number in words before a unit ('sixty-seven megabytes', 'two hundred and sixty-eight MB', "
     "'three point nine times'): written in digits (a lone small word before 'times' is the ratio rule's)",
-    rf"\b(?:{_WORD})(?:(?:[\s-]+|\s+and\s+)(?:{_WORD}))*(?:\s+point(?:\s+(?:{'|'.join(_SMALL)}))+)?"
+    rf"(?<![\d.,] )\b(?:{'|'.join([*_SMALL, *_TENS])})(?:(?:[\s-]+|\s+and\s+)(?:{_WORD}))*(?:\s+point(?:\s+(?:{'|'.join(_SMALL)}))+)?"
     r"(?=\s*(?:[kmgt]i?b\b|bytes?\b|(?:kilo|mega|giga)bytes?\b|µs|us\b|ms\b|(?:micro|milli|nano)?seconds?\b|"
     r"[gt]b/s|[kmgtp]?flop|percent\b|per cent\b|%|times\b|x\b|×|-?fold\b))",
     ("sixty-seven megabytes", "two hundred and sixty-eight MB", "three point nine times", "seventy-one µs"),
-    ("four kernels", "the two variants"),
+    ("four kernels", "the two variants", "137 billion FLOP"),
 )
 
 
