@@ -45,6 +45,9 @@ __all__ = ["PREREAD", "Fact", "extract_numbers", "grade_explanation", "judge", "
 PREREAD = "Autograder pre-read:"
 
 REL_TOL = 0.15
+#: how close a number must be to another case's figure, in a sentence that names no case, to be named that
+#: figure (misattributed) rather than merely wrong: rounding, not a tolerance
+CLOSE = 0.03
 #: the pre-read reads at most this many characters of an answer (about 15,000 words, some 60 times the longest
 #: answer of the corpora): its time is linear in what it reads (benchmarks/preread_speed.py), so this bounds a
 #: hostile submission's cost at a few seconds; what lies beyond is named in the comment, never judged
@@ -303,6 +306,15 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
     other = _best(s, [c for c in elsewhere if not c.fact.given], rel)
     if other is not None:
         return base.model_copy(update={"verdict": "misattributed", "actually": other.fact.label})
+    # the named variant's own figure at another measured case the sentence does not name ("On the single row
+    # compiled takes 41 µs": its 4096 x 4096 time), only when it is that figure to within a few per cent
+    if ctx.variant is not None and s.kind not in ("ratio", "launches"):
+        far = [c for params in book.known_cases() if dict(params) != dict(ctx.params)
+               for k in kinds for c in book.of_kind(params, k)
+               if c.fact.variant == ctx.variant and not c.fact.given and cued(c)]
+        other = _best(s, far, CLOSE)
+        if other is not None:
+            return base.model_copy(update={"verdict": "misattributed", "actually": other.fact.label})
     per_kernel = _best(s, [c for c in wrong_kind if c.fact.per_kernel], rel)
     if per_kernel is not None:
         why = "one kernel's figure, not the whole call's"
