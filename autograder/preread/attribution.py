@@ -250,7 +250,7 @@ def _variant(num: Stated, text: str, names: _Names, sentence: tuple[int, int],
              clause: tuple[int, int], opener: str, segment: int) -> str | None:
     inside = names.between(num.start, num.end)  # "one fused kernel"
     if inside:
-        # "torch.softmax ... because it's a single fused kernel": the word describes the subject named before
+        # "the library call ... because it's a single fused kernel": the word describes the subject named before
         if _tail(_COPULA, text, sentence[0], num.start):
             last = names.last_subject(sentence[0], num.start)
             if last is not None:
