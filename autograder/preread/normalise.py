@@ -70,11 +70,13 @@ _SMALL = {w: i for i, w in enumerate(
 _TENS = {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()) if i > 1}
 _SCALES = {"thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
 _WORD = "|".join([*_SMALL, *_TENS, "hundred", *_SCALES])
+_FIRST = "|".join([*_SMALL, *_TENS])  # a number in words starts with one of these, never with "billion"
+_DIGIT_WORDS = "|".join(_SMALL)
 _NUMBER_WORDS = rule(
     "format.number_words",
     "an English number in words before a unit ('sixty-seven megabytes', 'two hundred and sixty-eight MB', "
     "'three point nine times'): written in digits (a lone small word before 'times' is the ratio rule's)",
-    rf"(?<![\d.,] )\b(?:{'|'.join([*_SMALL, *_TENS])})(?:(?:[\s-]+|\s+and\s+)(?:{_WORD}))*(?:\s+point(?:\s+(?:{'|'.join(_SMALL)}))+)?"
+    rf"(?<![\d.,] )\b(?:{_FIRST})(?:(?:[\s-]+|\s+and\s+)(?:{_WORD}))*(?:\s+point(?:\s+(?:{_DIGIT_WORDS}))+)?"
     r"(?=\s*(?:[kmgt]i?b\b|bytes?\b|(?:kilo|mega|giga)bytes?\b|µs|us\b|ms\b|(?:micro|milli|nano)?seconds?\b|"
     r"[gt]b/s|[kmgtp]?flop|percent\b|per cent\b|%|times\b|x\b|×|-?fold\b))",
     ("sixty-seven megabytes", "two hundred and sixty-eight MB", "three point nine times", "seventy-one µs"),

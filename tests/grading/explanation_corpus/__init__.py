@@ -95,7 +95,7 @@ def _credited(label: str, verdict: str) -> bool:
     if label == "given":
         return verdict == "given"
     if label in ("misattributed", "wrong"):
-        return verdict in ("misattributed", "unmatched")
+        return verdict in ("misattributed", "unmatched", "unchecked")
     return verdict == "match"
 
 
