@@ -344,15 +344,24 @@ def _neighbours(book: FactBook, params: Mapping[str, ParamValue]) -> list[dict[s
     return [k for k in book.known_cases() if sum(k.get(p) != v for p, v in params.items()) == 1]
 
 
-def suggest(found: list[FoundNumber], wrong_conclusions: int = 0) -> tuple[float, int]:
+def missing_parts(text: str, found: list[FoundNumber], ex: ExplanationSpec) -> list[str]:
+    """What the cell asks (its ``parts``) that the answer leaves out: no word of the part and no right figure
+    of its kinds."""
+    credited = {f.kind for f in found if f.verdict == "match"}
+    return [p.asks for p in ex.parts
+            if not any(re.search(w, text, re.I) for w in p.words) and not credited & set(p.kinds)]
+
+
+def suggest(found: list[FoundNumber], wrong_conclusions: int = 0, missing: int = 0) -> tuple[float, int]:
     """(suggested fraction, distinct derived facts). Each distinct fact of the model or reference stated
     right is worth a quarter after the first (one right: half credit; three: full); a misattributed or
     unmatched number takes a quarter back and full credit needs none of them; input sizes count nothing.
     A conclusion drawn in words that the reference contradicts ("the fused call is faster per call" where it
     is slower) costs like a wrong number and caps the suggestion at half: right figures around a wrong
-    conclusion are not a right explanation."""
+    conclusion are not a right explanation. Each part of the asked explanation left out (``missing``) costs
+    a quarter, and full credit needs none."""
     derived = {f.matches for f in found if f.verdict == "match"}
-    bad = sum(f.verdict in ("misattributed", "unmatched") for f in found) + wrong_conclusions
+    bad = sum(f.verdict in ("misattributed", "unmatched") for f in found) + wrong_conclusions + missing
     if not derived:
         return 0.0, 0
     fraction = min(1.0, 0.25 + 0.25 * len(derived)) - 0.25 * bad
@@ -392,7 +401,8 @@ def grade_explanation(
     drawn = conclusions(text, framed.masked, framed.sentences, framed.names, spec.workload, case, ref)
     wrong = [c for c in drawn if not c.right]
     text = original
-    fraction, derived = suggest(found, len(wrong))
+    missing = missing_parts(text, found, ex)
+    fraction, derived = suggest(found, len(wrong), len(missing))
     flags: list[str] = []
     stripped = text.strip()
     if not stripped or stripped == "YOUR ANSWER HERE":
@@ -411,10 +421,13 @@ def grade_explanation(
             flags.append("misattributed")
         if wrong:
             flags.append("wrong_conclusion")
+        if missing:
+            flags.append("missing_part")
         comment = (
             f"{PREREAD} found {len(found)} number(s), {derived} distinct fact(s) of the work model "
             f"or reference stated right: " + "; ".join(_describe(f) for f in found) + "."
             + "".join(f" Wrong conclusion: {c.reason} ✗." for c in wrong)
+            + (f" Missing from the asked explanation: {'; '.join(missing)} ✗." if missing else "")
             + f" Suggested {fraction * ex.points:.2f}/{ex.points:g}"
             + (" (at most half: a wrong conclusion)." if wrong and derived else ".")
         )

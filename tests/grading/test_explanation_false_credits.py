@@ -166,3 +166,33 @@ def test_every_way_a_student_writes_a_right_figure_is_credited(lessons, text, ex
     assert [f.verdict for f in g.found] == expected, g.comment
     for f in g.found:  # each finding points at what the student wrote
         assert f.span is not None and text[f.span[0]:f.span[1]] == f.text
+
+
+def test_a_part_of_the_asked_explanation_left_out_costs_and_is_named(lessons):
+    from autograder.spec import ExplanationPart
+
+    spec, ref = lessons["04_fusion"]
+    ex = next(x for x in spec.explanations if x.grade_id == "explain_headline")
+    asked = ex.model_copy(update={"parts": [
+        ExplanationPart(id="traffic", asks="the bytes each version moves", kinds=["bytes"]),
+        ExplanationPart(id="wall", asks="why a single call is not faster", words=[r"\bwall", r"per[- ]call", "dispatch"]),
+    ]})
+    text = RIGHT_FIGURES + "In GPU time that is 3.9x."
+    left_out = grade_explanation(text, spec, asked, ref)
+    assert "missing_part" in left_out.flags and left_out.suggested_fraction == 0.75, left_out.comment
+    assert "Missing from the asked explanation: why a single call is not faster" in left_out.comment
+    whole = grade_explanation(text + " Per call, CPU dispatch hides it.", spec, asked, ref)
+    assert "missing_part" not in whole.flags and whole.suggested_fraction == 1.0, whole.comment
+    # without parts declared, the cell asks for nothing in particular
+    assert grade_explanation(text, spec, ex, ref).suggested_fraction == 1.0
+
+
+def test_a_part_that_cannot_be_checked_is_refused():
+    from pydantic import ValidationError
+
+    from autograder.spec import ExplanationPart
+
+    with pytest.raises(ValidationError, match="give words or kinds"):
+        ExplanationPart(id="x", asks="something")
+    with pytest.raises(ValidationError, match="not a regular expression"):
+        ExplanationPart(id="x", asks="something", words=["("])
