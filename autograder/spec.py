@@ -85,7 +85,8 @@ class ExplanationPart(Record):
             try:
                 re.compile(w)
             except re.error as exc:
-                raise ValueError(f"explanation part {self.id!r}: words {w!r} is not a regular expression ({exc})") from None
+                why = f"explanation part {self.id!r}: words {w!r} is not a regular expression ({exc})"
+                raise ValueError(why) from None
         return self
 
 
