@@ -39,7 +39,7 @@ from .rules import (
     named,
 )
 
-__all__ = ["PREREAD", "Fact", "extract_numbers", "grade_explanation", "judge", "model_facts", "suggest"]
+__all__ = ["MAX_READ", "PREREAD", "Fact", "extract_numbers", "grade_explanation", "judge", "suggest"]
 
 # how every pre-read begins: the feedback and formgrader adapters tell a pre-read from other automatic comments by it
 PREREAD = "Autograder pre-read:"
@@ -60,12 +60,6 @@ def extract_numbers(text: str) -> list[FoundNumber]:
     from .numbers import extract
 
     return [FoundNumber(text=s.text, value=s.value, unit=s.unit, kind=s.kind) for s in extract(text)]
-
-
-def model_facts(spec: LessonSpec, ex: ExplanationSpec, ref: ReferenceRun | None) -> list[Fact]:
-    """What a correct explanation of the cell's own case can cite (the work model, its inputs, the
-    reference's measurements there and the device's figures)."""
-    return [c.fact for c in fact_book(spec, ex, ref).at(ex.case)]
 
 
 def _close(s: Stated, f: Fact, rel: float) -> bool:
