@@ -483,7 +483,14 @@ def attribute(text: str, workload: Workload, case: Mapping[str, ParamValue],
     cells = table_cells(masked, blks)
     cell_starts = [c.start for c in cells]
     out = []
+    quotes = [(b.start, b.end) for b in blks if b.kind == "quote"]
+    outside = "".join(masked[a:b] for a, b in zip([0, *(e for _, e in quotes)], [*(s for s, _ in quotes), len(masked)],
+                                                  strict=True))
+    if not outside.strip():
+        quotes = []  # the whole answer is a quote: the student's own words, formatted so
     for num in _with_unitless_cells(extract(masked), masked, cells):
+        if any(a <= num.start < b for a, b in quotes):
+            continue  # a quoted prompt ("> Explain why the 3.9x ..."): the question's numbers, not the answer's
         i = bisect.bisect_right(cell_starts, num.start) - 1
         cell = cells[i] if i >= 0 and cells[i].start <= num.start < cells[i].end else None
         if cell is not None:

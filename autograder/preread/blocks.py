@@ -22,7 +22,7 @@ __all__ = ["Block", "Cell", "blocks", "cells"]
 
 @dataclass(frozen=True)
 class Block:
-    kind: str  # "table" or "code"
+    kind: str  # "table", "code" or "quote" (a quoted prompt: its numbers are the question's, not the answer's)
     start: int
     end: int
 
@@ -53,22 +53,25 @@ def _parser() -> MarkdownIt:
     return MarkdownIt("commonmark").enable("table").disable(["inline", "text_join"], ignoreInvalid=True)
 
 
-_MAYBE_BLOCK = re.compile(r"\||```|~~~|^(?: {4}|\t)", re.M)
+_MAYBE_BLOCK = re.compile(r"\||```|~~~|^(?: {4}|\t|\s{0,3}>)", re.M)
 
 
 def blocks(text: str) -> list[Block]:
-    """The tables and code blocks (fenced or indented) of ``text``, as character ranges."""
+    """The tables, code blocks (fenced or indented) and block quotes of ``text``, as character ranges."""
     if not _MAYBE_BLOCK.search(text):
         return []  # plain prose (most answers): nothing to parse
     line_starts = [0, *(m.end() for m in re.finditer("\n", text))]
     out = []
     for tok in _parser().parse(text):
-        if tok.map is None or tok.type not in ("table_open", "fence", "code_block"):
+        if tok.map is None or tok.type not in ("table_open", "fence", "code_block", "blockquote_open"):
+            continue
+        if tok.type == "blockquote_open" and tok.level != 0:
             continue
         first, last = tok.map
         start = line_starts[first]
         end = line_starts[last] if last < len(line_starts) else len(text)
-        out.append(Block("table" if tok.type == "table_open" else "code", start, end))
+        kind = {"table_open": "table", "blockquote_open": "quote"}.get(tok.type, "code")
+        out.append(Block(kind, start, end))
     return out
 
 
@@ -134,6 +137,8 @@ def cells(text: str, found: list[Block] | None = None) -> list[Cell]:
         out += _grid(rows)
     taken = {c.start for c in out}
     for b in found if found is not None else blocks(text):
+        if b.kind == "quote":
+            continue
         lines = [(s, body) for s, body in _lines(text, b) if body.strip() and not re.fullmatch(r"[\s|:-]+", body)]
         if b.kind == "table":
             grid = [_pipe_cells(s, body) for s, body in lines]

@@ -196,3 +196,13 @@ def test_a_part_that_cannot_be_checked_is_refused():
         ExplanationPart(id="x", asks="something")
     with pytest.raises(ValidationError, match="not a regular expression"):
         ExplanationPart(id="x", asks="something", words=["("])
+
+
+def test_numbers_of_a_quoted_prompt_are_not_the_answers(lessons):
+    text = ("> Explain why the GPU-time speedup is 3.9x while the traffic ratio is 4x.\n\n"
+            "Eager moves 268 MB, fused 67 MB.")
+    g = grade(lessons, "04_fusion", "explain_headline", text)
+    assert [f.text for f in g.found] == ["268 MB", "67 MB"], g.comment
+    # an answer written entirely as a quote is still the student's
+    own = grade(lessons, "04_fusion", "explain_headline", "> Eager moves 268 MB, fused 67 MB.")
+    assert [f.text for f in own.found] == ["268 MB", "67 MB"], own.comment
