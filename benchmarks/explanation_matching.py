@@ -4,7 +4,8 @@
                                                         [--out benchmarks/results/explanation-matching.txt]
     .venv/bin/python benchmarks/explanation_matching.py --corpus DIR [--references DIR] [--out FILE]
 
-``--corpus DIR`` measures one other corpus in the same format (``<lesson>.<grade_id>.txt`` files, as in
+``--corpus DIR`` (written to ``benchmarks/results/explanation-matching-DIRNAME.txt`` unless ``--out``) measures
+one other corpus in the same format (``<lesson>.<grade_id>.txt`` files, as in
 benchmarks/explanation_heldout/) instead of the two bundled ones; ``--references DIR`` is the reference store
 (``<lesson>/nvidia-h200.json``) it is judged against (default: ``DIR/references`` if it exists, else the
 repository's live ``references/``). The two bundled corpora are judged against the frozen copies of the H200
@@ -165,12 +166,17 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--baseline", default="c28a3cc",
                     help="git revision of the pre-reader to compare with ('' for none)")
-    ap.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "explanation-matching.txt")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="where to write the table (default: benchmarks/results/explanation-matching.txt; with "
+                         "--corpus DIR: benchmarks/results/explanation-matching-DIRNAME.txt)")
     ap.add_argument("--corpus", type=Path, default=None,
                     help="measure this corpus folder (the held-out format) instead of the two bundled ones")
     ap.add_argument("--references", type=Path, default=None,
                     help="reference store to judge --corpus against (default: CORPUS/references, else references/)")
     args = ap.parse_args()
+    if args.out is None:
+        name = f"explanation-matching-{args.corpus.resolve().name}.txt" if args.corpus else "explanation-matching.txt"
+        args.out = REPO / "benchmarks" / "results" / name
     heldout = REPO / "benchmarks" / "explanation_heldout"
     development = REPO / "tests" / "grading" / "explanation_corpus"
     if args.corpus is not None:

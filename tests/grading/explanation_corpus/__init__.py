@@ -76,7 +76,7 @@ def load(path: Path) -> list[Entry]:
 
 
 def corpus(folder: Path = HERE) -> list[Entry]:
-    return [e for p in sorted(folder.glob("*.txt")) for e in load(p)]
+    return [e for p in sorted(folder.glob("*.*.txt")) for e in load(p)]  # <lesson>.<grade_id>.txt, not a README.txt
 
 
 @dataclass(frozen=True)
