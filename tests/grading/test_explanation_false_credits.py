@@ -206,3 +206,21 @@ def test_numbers_of_a_quoted_prompt_are_not_the_answers(lessons):
     # an answer written entirely as a quote is still the student's
     own = grade(lessons, "04_fusion", "explain_headline", "> Eager moves 268 MB, fused 67 MB.")
     assert [f.text for f in own.found] == ["268 MB", "67 MB"], own.comment
+
+
+@pytest.mark.parametrize("text", [
+    "twenty " * 300_000, "1,000" * 400_000, "| 1 | 2 |\n" * 200_000, ">" * 2_000_000, "speedup 1 " * 200_000,
+    "eager faster than fused " * 100_000, "4x " + "(" * 2_000_000, "2^20 " + "row " * 500_000,
+])
+def test_a_hostile_answer_is_read_in_bounded_time(lessons, text):
+    """Each pattern is linear in what it reads, which is at most MAX_READ characters (a regex that backtracks
+    over a long run, "twenty twenty ...", once took minutes)."""
+    import time
+
+    from autograder.preread import MAX_READ
+
+    for lesson, grade_id in (("05_softmax", "explain_fusion"), ("03_roofline", "explain_intensity")):
+        started = time.process_time()
+        g = grade(lessons, lesson, grade_id, text)
+        assert time.process_time() - started < 10, (lesson, text[:40])
+        assert ("truncated" in g.flags) == (len(text) > MAX_READ)
