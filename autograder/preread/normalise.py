@@ -76,7 +76,8 @@ _NUMBER_WORDS = rule(
     "format.number_words",
     "an English number in words before a unit ('sixty-seven megabytes', 'two hundred and sixty-eight MB', "
     "'three point nine times'): written in digits (a lone small word before 'times' is the ratio rule's)",
-    rf"(?<![\d.,] )\b(?:{_FIRST})(?:(?:[\s-]+|\s+and\s+)(?:{_WORD})){{0,10}}(?:\s+point(?:\s+(?:{_DIGIT_WORDS})){{1,6}})?"
+    rf"(?<![\d.,] )\b(?:{_FIRST})(?:(?:[\s-]+|\s+and\s+)(?:{_WORD})){{0,10}}"
+    rf"(?:\s+point(?:\s+(?:{_DIGIT_WORDS})){{1,6}})?"
     r"(?=\s*(?:[kmgt]i?b\b|bytes?\b|(?:kilo|mega|giga)bytes?\b|µs|us\b|ms\b|(?:micro|milli|nano)?seconds?\b|"
     r"[gt]b/s|[kmgtp]?flop|percent\b|per cent\b|%|times\b|x\b|×|-?fold\b))",
     ("sixty-seven megabytes", "two hundred and sixty-eight MB", "three point nine times", "seventy-one µs"),
