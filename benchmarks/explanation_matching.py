@@ -140,7 +140,9 @@ def run(grade: Callable[..., ExplanationGrade], entries: list[Entry], lessons: d
     out: dict[str, Tally] = defaultdict(Tally)
     for e in entries:
         spec, ref = lessons[e.lesson]
-        ex = next(x for x in spec.explanations if x.grade_id == e.grade_id)
+        ex = next((x for x in spec.explanations if x.grade_id == e.grade_id), None)
+        if ex is None:
+            raise SystemExit(f"{e.lesson}.{e.grade_id}.txt: {e.lesson} has no explanation cell {e.grade_id!r}")
         g = grade(e.text, spec, ex, ref)
         tally(e, g, out[f"{e.lesson} {e.grade_id}"])
         tally(e, g, out["all"])
