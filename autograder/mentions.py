@@ -33,6 +33,9 @@ class Mention:
     end: int
     variant: str | None = None
     params: Mapping[str, ParamValue] | None = None
+    #: for a "here" (``params`` None): the parameters it does not send back to the cell's case ("at this
+    #: size" keeps the dtype the text named); None: it sends all of them back
+    keeps: frozenset[str] | None = None
 
     @property
     def names_variant(self) -> bool:
@@ -52,7 +55,11 @@ _DTYPES = [
 ]
 #: any dtype's name (a regular expression)
 DTYPE_WORDS = r"(?<![\w.])(?:" + "|".join(pat for _, pat in _DTYPES) + r")(?![\w])"
-_BOTH = r"both|either|neither|each (?:version|variant|one|of them)|all (?:three|two|versions|variants|of them)"
+#: ``2^24``, ``2**24``, ``2^{24}``, ``2<sup>24</sup>`` not followed by a byte unit
+POWER_OF_TWO = re.compile(
+    r"(?<![\w.^])2\s?(?:\^\{?|\*\*|<sup>)\s?(\d{1,2})(?:\}|</sup>)?(?!\s*(?:[kmgt]i?b|bytes?)\b)(?![\d])", re.I
+)
+BOTH = r"both|either|neither|each (?:version|variant|one|of them)|all (?:three|two|versions|variants|of them)"
 
 
 def words_pattern(words: Iterable[str]) -> re.Pattern[str]:
@@ -76,8 +83,7 @@ def dtype_mentions(text: str, param: str = "dtype") -> list[Mention]:
 def power_of_two_mentions(text: str, param: str) -> list[Mention]:
     """``2^24``, ``2**24``, ``2^{24}``, ``2<sup>24</sup>`` as ``{param: 24}`` (a ``log2_*`` parameter), unless
     a byte unit follows (then it is a number of bytes, not a size)."""
-    pat = r"(?<![\w.^])2\s?(?:\^\{?|\*\*|<sup>)\s?(\d{1,2})(?:\}|</sup>)?(?!\s*(?:[kmgt]i?b|bytes?)\b)(?![\d])"
-    return [Mention(m.start(), m.end(), params={param: int(m.group(1))}) for m in re.finditer(pat, text, re.I)]
+    return [Mention(m.start(), m.end(), params={param: int(m.group(1))}) for m in POWER_OF_TWO.finditer(text)]
 
 
 def variant_mentions(text: str, words: Mapping[str, Iterable[str]]) -> list[Mention]:
@@ -92,7 +98,7 @@ def variant_mentions(text: str, words: Mapping[str, Iterable[str]]) -> list[Ment
         if variant is not None:
             out.append(Mention(m.start(), m.end(), variant=variant))
             taken.append((m.start(), m.end()))
-    for m in re.finditer(r"(?<![\w])(?:" + _BOTH + r")(?![\w])", text, re.I):
+    for m in re.finditer(r"(?<![\w])(?:" + BOTH + r")(?![\w])", text, re.I):
         if not any(m.start() < e and s < m.end() for s, e in taken):
             out.append(Mention(m.start(), m.end(), variant=None))
     return sorted(out, key=lambda x: x.start)

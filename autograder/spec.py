@@ -65,12 +65,39 @@ class DeviceSettings(Record):
         return value
 
 
+class ExplanationPart(Record):
+    """One part of what an explanation cell asks (for the pre-read's suggestion): covered where the answer
+    says any of ``words`` (regular expressions, matched without regard to case) or states a right figure of
+    one of ``kinds`` (fact kinds: ``bytes``, ``launches``, ``ratio``, ``time``, ...). A missing part costs."""
+
+    id: str
+    asks: str = Field(description="what the part is, as the pre-read's reason names it")
+    words: list[str] = Field(default_factory=list)
+    kinds: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _checkable(self) -> ExplanationPart:
+        import re
+
+        if not self.words and not self.kinds:
+            raise ValueError(f"explanation part {self.id!r}: give words or kinds that show it is covered")
+        for w in self.words:
+            try:
+                re.compile(w)
+            except re.error as exc:
+                why = f"explanation part {self.id!r}: words {w!r} is not a regular expression ({exc})"
+                raise ValueError(why) from None
+        return self
+
+
 class ExplanationSpec(Record):
     """A manually graded explanation cell and the case whose work model it should quote."""
 
     grade_id: str
     points: float = Field(gt=0)
     case: dict[str, ParamValue]
+    #: the parts of the asked explanation (optional): the pre-read's suggestion costs each one left out
+    parts: list[ExplanationPart] = Field(default_factory=list)
 
 
 class LessonSpec(Record):

@@ -81,6 +81,16 @@ class Fact:
     params: Mapping[str, ParamValue] | None = None
     #: a number the problem states (an input's size): recognised, but it explains nothing on its own
     given: bool = False
+    #: what it measures, where the kind alone does not say: ``traffic`` (bytes moved, or their ratio),
+    #: ``speedup`` (a ratio of two measured times), ``ceiling`` (a device's roofline or peak), ``cache``,
+    #: ``share`` (a fraction of a ceiling), ``input`` (a given size); None: the kind says it
+    topic: str | None = None
+    #: the timing method of a measured figure (``gpu_time``, ``wall_per_call``); None: not measured
+    method: str | None = None
+    #: a figure of one kernel of a variant that launches several (not of the whole call)
+    per_kernel: bool = False
+    #: a ratio of two variants' figures: (numerator, denominator) (``eager ÷ compiled``: eager is slower)
+    ratio_of: tuple[str, str] | None = None
 
 
 class Workload:
@@ -145,7 +155,8 @@ class Workload:
         for v, w in works.items():
             if base is not None and v != base and w.bytes_moved:
                 ratio = works[base].bytes_moved / w.bytes_moved
-                out.append(Fact("ratio", ratio, f"traffic ratio {base}/{v}", None, params))
+                out.append(Fact("ratio", ratio, f"traffic ratio {base}/{v}", None, params, topic="traffic",
+                                ratio_of=(base, v)))
         return out
 
     def input_bytes(self, params: Mapping[str, ParamValue]) -> list[tuple[str, int]]:

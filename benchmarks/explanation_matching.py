@@ -2,6 +2,15 @@
 
     .venv/bin/python benchmarks/explanation_matching.py [--baseline REV]
                                                         [--out benchmarks/results/explanation-matching.txt]
+    .venv/bin/python benchmarks/explanation_matching.py --corpus DIR [--references DIR] [--out FILE]
+
+``--corpus DIR`` (written to ``benchmarks/results/explanation-matching-DIRNAME.txt`` unless ``--out``) measures
+one other corpus in the same format (``<lesson>.<grade_id>.txt`` files, as in
+benchmarks/explanation_heldout/) instead of the two bundled ones; ``--references DIR`` is the reference store
+(``<lesson>/nvidia-h200.json``) it is judged against (default: ``DIR/references`` if it exists, else the
+repository's live ``references/``). The two bundled corpora are judged against the frozen copies of the H200
+references they were written against (``<corpus>/references/``), so a re-measured reference does not move
+their figures.
 
 The corpus (tests/grading/explanation_corpus/, one file per explanation cell of every lesson) marks every
 number a TA would judge with what it is: a right figure of a variant or of none in particular, a restated
@@ -39,8 +48,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from autograder.grading.explanations import grade_explanation
 from autograder.grading.references import ReferenceStore
+from autograder.preread import grade_explanation
 from autograder.records import ExplanationGrade, FoundNumber
 from autograder.spec import load_spec
 from tests.grading.explanation_corpus import Entry, corpus, grade_of
@@ -131,7 +140,9 @@ def run(grade: Callable[..., ExplanationGrade], entries: list[Entry], lessons: d
     out: dict[str, Tally] = defaultdict(Tally)
     for e in entries:
         spec, ref = lessons[e.lesson]
-        ex = next(x for x in spec.explanations if x.grade_id == e.grade_id)
+        ex = next((x for x in spec.explanations if x.grade_id == e.grade_id), None)
+        if ex is None:
+            raise SystemExit(f"{e.lesson}.{e.grade_id}.txt: {e.lesson} has no explanation cell {e.grade_id!r}")
         g = grade(e.text, spec, ex, ref)
         tally(e, g, out[f"{e.lesson} {e.grade_id}"])
         tally(e, g, out["all"])
@@ -157,20 +168,48 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--baseline", default="c28a3cc",
                     help="git revision of the pre-reader to compare with ('' for none)")
-    ap.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "explanation-matching.txt")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="where to write the table (default: benchmarks/results/explanation-matching.txt; with "
+                         "--corpus DIR: benchmarks/results/explanation-matching-DIRNAME.txt)")
+    ap.add_argument("--corpus", type=Path, default=None,
+                    help="measure this corpus folder (the held-out format) instead of the two bundled ones")
+    ap.add_argument("--references", type=Path, default=None,
+                    help="reference store to judge --corpus against (default: CORPUS/references, else references/)")
     args = ap.parse_args()
-    sets = {"held-out": corpus(REPO / "benchmarks" / "explanation_heldout"), "development": corpus()}
-    store = ReferenceStore(REPO / "references")
-    lessons = {}
-    for lesson in sorted({e.lesson for es in sets.values() for e in es}):
-        lessons[lesson] = (load_spec(REPO / "source" / lesson / "lesson.toml"), store.load(lesson, "nvidia-h200"))
+    if args.out is None:
+        name = f"explanation-matching-{args.corpus.resolve().name}.txt" if args.corpus else "explanation-matching.txt"
+        args.out = REPO / "benchmarks" / "results" / name
+    heldout = REPO / "benchmarks" / "explanation_heldout"
+    development = REPO / "tests" / "grading" / "explanation_corpus"
+    if args.corpus is not None:
+        if not args.corpus.is_dir() or not any(args.corpus.glob("*.txt")):
+            print(f"--corpus {args.corpus}: no <lesson>.<grade_id>.txt files there", file=sys.stderr)
+            return 2
+        refs = args.references or (args.corpus / "references" if (args.corpus / "references").is_dir()
+                                   else REPO / "references")
+        folders = {f"corpus {args.corpus.name}": (args.corpus, refs)}
+    else:
+        folders = {"held-out": (heldout, args.references or heldout / "references"),
+                   "development": (development, args.references or development / "references")}
+    sets = {name: corpus(folder) for name, (folder, _) in folders.items()}
+    lessons: dict[str, dict] = {}
+    for name, (_, refs) in folders.items():
+        store = ReferenceStore(refs)
+        lessons[name] = {}
+        for lesson in sorted({e.lesson for e in sets[name]}):
+            lessons[name][lesson] = (load_spec(REPO / "source" / lesson / "lesson.toml"),
+                                     store.load(lesson, "nvidia-h200"))
     old = baseline(args.baseline) if args.baseline else None
-    lines = [f"# python benchmarks/explanation_matching.py --baseline {args.baseline or repr('')}  "
+    shown = " ".join(a for a in sys.argv[1:]) or f"--baseline {args.baseline}"
+    lines = [f"# python benchmarks/explanation_matching.py {shown}  "
              f"({platform.python_version()}, {platform.machine()})", ""]
     for name, entries in sets.items():
-        run(grade_explanation, entries[:5], lessons)  # build the fact books before timing
+        refs_name = folders[name][1]
+        shown_refs = refs_name.relative_to(REPO) if refs_name.is_relative_to(REPO) else refs_name
+        lines += [f"# {name}: references from {shown_refs}"]
+        run(grade_explanation, entries[:5], lessons[name])  # build the fact books before timing
         started = time.perf_counter()
-        now = run(grade_explanation, entries, lessons)
+        now = run(grade_explanation, entries, lessons[name])
         per_entry_ms = (time.perf_counter() - started) / len(entries) * 1e3
         lines += [
             f"# {name} corpus: {len(entries)} explanations, {sum(len(e.spans) for e in entries)} annotated numbers, "
@@ -180,7 +219,7 @@ def main() -> int:
         ]
         if old is not None:
             lines += report(f"{name}, baseline {args.baseline}: every number against every fact of the cell's case",
-                            run(old, entries, lessons))
+                            run(old, entries, lessons[name]))
     text = "\n".join(lines)
     print(text)
     args.out.parent.mkdir(parents=True, exist_ok=True)

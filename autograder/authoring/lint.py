@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from ..errors import AutograderError
 from ..kinds import kind_of
+from ..preread import work_model_problems
 from ..records import Quantity
 from ..spec import SPEC_FILENAME, LessonSpec, load_spec
 
@@ -277,6 +278,7 @@ def lint_lesson(
     except AutograderError as exc:
         return [Finding("error", str(exc))]
     out = [Finding("error", p) for p in spec.problems()]
+    out += [Finding("error", p) for p in work_model_problems(spec)] if not out else []
     out += _tolerances(spec)
     out += _peak_names(spec)
     out += _wording(spec)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import html
 
-from .explanations import PREREAD
+from ..preread import PREREAD
 from .gradebook_sync import NO_RESPONSE
 
 __all__ = ["feedback_comment", "formgrader_note", "is_preread"]

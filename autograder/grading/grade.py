@@ -8,9 +8,9 @@ from datetime import datetime, timezone
 
 from ..kinds import kind_of
 from ..ledger import committed_predictions, set_aside_predictions
+from ..preread import grade_explanation
 from ..records import PredictionGrade, ReferenceRun, SubmissionGrade
 from ..spec import LessonSpec
-from .explanations import grade_explanation
 from .policy import GradingPolicy
 from .reader import SubmissionReading
 from .references import ReferenceSet

@@ -37,7 +37,7 @@ class FoundNumber(Record):
     unit: str
     kind: str
     matches: str | None = Field(default=None, description="the model fact it agrees with, if any")
-    verdict: Literal["match", "given", "misattributed", "unmatched"] = "unmatched"
+    verdict: Literal["match", "given", "misattributed", "unmatched", "unchecked"] = "unmatched"
     about: str | None = Field(default=None, description="the variant and case the sentence says it is about")
     actually: str | None = Field(default=None, description="for a misattributed number: whose figure it is")
     of: str | None = Field(default=None, description="the variant the matched fact is about (None: no one variant)")

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grading.explanations import grade_explanation
 from autograder.grading.references import ReferenceStore
+from autograder.preread import grade_explanation
 from autograder.spec import load_spec
 from tests.grading.explanation_corpus import corpus, credit_checks, grade_of
 
@@ -23,7 +23,8 @@ CATEGORIES = {"good", "partial", "wrong_numbers", "wrong_attribution", "adjectiv
 
 @pytest.fixture(scope="module")
 def lessons():
-    store = ReferenceStore(REPO / "references")
+    # the H200 references the corpus was written against, frozen (the live ones in references/ get re-measured)
+    store = ReferenceStore(REPO / "tests" / "grading" / "explanation_corpus" / "references")
     out = {}
     for lesson in sorted({e.lesson for e in ENTRIES}):
         spec = load_spec(REPO / "source" / lesson / "lesson.toml")
@@ -79,4 +80,4 @@ def test_misattributions_are_named_as_such(lessons):
                 labelled += 1
                 hit = [f for f in g.found if f.span and f.span[0] < s.end and s.start < f.span[1]]
                 flagged += bool(hit) and hit[0].verdict == "misattributed"
-    assert labelled >= 50 and flagged / labelled >= 0.9, (flagged, labelled)
+    assert labelled >= 50 and flagged / labelled >= 0.95, (flagged, labelled)

@@ -126,8 +126,8 @@ def test_instructor_solutions_earn_full_credit_on_the_h200(name):
     every one earns full credit and every explanation's numbers match the work model or the reference."""
     from datetime import datetime, timezone
 
-    from autograder.grading.explanations import grade_explanation
     from autograder.grading.scoring import grade_prediction
+    from autograder.preread import grade_explanation
     from autograder.records import Prediction
 
     course = Course.at(REPO)

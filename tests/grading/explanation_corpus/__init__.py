@@ -76,7 +76,7 @@ def load(path: Path) -> list[Entry]:
 
 
 def corpus(folder: Path = HERE) -> list[Entry]:
-    return [e for p in sorted(folder.glob("*.txt")) for e in load(p)]
+    return [e for p in sorted(folder.glob("*.*.txt")) for e in load(p)]  # <lesson>.<grade_id>.txt, not a README.txt
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ def _credited(label: str, verdict: str) -> bool:
     if label == "given":
         return verdict == "given"
     if label in ("misattributed", "wrong"):
-        return verdict in ("misattributed", "unmatched")
+        return verdict in ("misattributed", "unmatched", "unchecked")
     return verdict == "match"
 
 

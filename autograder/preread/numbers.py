@@ -9,16 +9,27 @@ anything but bytes when a byte unit follows it. Pure functions: text in, finding
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
+
+from .rules import named, rule
 
 __all__ = ["Reading", "Stated", "extract"]
 
 _WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
     "ten": 10, "single": 1, "a single": 1, "twice": 2, "half": 0.5,
+    # German, Spanish, French, Portuguese (for "vier Kernel", "cuatro veces", "quatre fois", "quatro vezes")
+    "zwei": 2, "drei": 3, "vier": 4, "fünf": 5, "sechs": 6, "sieben": 7, "acht": 8, "zehn": 10,
+    "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7, "ocho": 8, "diez": 10,
+    "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "sept": 7, "huit": 8, "dix": 10,
+    "dois": 2, "duas": 2, "três": 3, "quatro": 4, "sete": 7, "oito": 8, "dez": 10,
+    "un seul": 1, "une seule": 1, "un solo": 1, "un único": 1, "um único": 1, "um só": 1, "ein einziger": 1,
+    "einen einzigen": 1, "einem einzigen": 1,
 }
+_OTHER_WORDS = "|".join(sorted((w for w in _WORDS if w not in ("half", "twice")), key=len, reverse=True))
 _DECIMAL = {"kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12}
 _BINARY = {"kb": 2**10, "mb": 2**20, "gb": 2**30, "tb": 2**40}
 _BYTES = {
@@ -31,7 +42,13 @@ _BW = {"gb/s": 1.0, "tb/s": 1e3, "mb/s": 1e-3, "gib/s": 2**30 / 1e9, "tib/s": 2*
 _RATE = {"pflop/s": 1e3, "tflop/s": 1.0, "gflop/s": 1e-3, "pflops": 1e3, "tflops": 1.0, "gflops": 1e-3}
 _COUNT = {"flop": 1.0, "kflop": 1e3, "mflop": 1e6, "gflop": 1e9, "tflop": 1e12, "pflop": 1e15}
 _TIME = {"ns": 1e-6, "nanoseconds": 1e-6, "µs": 1e-3, "μs": 1e-3, "us": 1e-3, "usec": 1e-3, "microseconds": 1e-3,
-         "ms": 1.0, "msec": 1.0, "milliseconds": 1.0, "s": 1e3, "sec": 1e3, "seconds": 1e3}
+         "ms": 1.0, "msec": 1.0, "milliseconds": 1.0, "s": 1e3, "sec": 1e3, "seconds": 1e3,
+         # German, Spanish, French, Portuguese
+         "mikrosekunden": 1e-3, "microsegundos": 1e-3, "microsecondes": 1e-3, "microssegundos": 1e-3,
+         "millisekunden": 1.0, "milisegundos": 1.0, "millisecondes": 1.0, "milissegundos": 1.0,
+         "sekunden": 1e3, "segundos": 1e3, "secondes": 1e3, "nanosekunden": 1e-6, "nanosegundos": 1e-6,
+         "nanosecondes": 1e-6}
+_TIME_WORDS = "|".join(sorted((u for u in _TIME if len(u) > 4), key=len, reverse=True))
 
 # a number as students write it: 3.9, 1,048,576, 4.2e9, 10^9, 2^28, 2**28, ~90 (the ~ is not part of it)
 _N = (r"(?<![\w.^*])(\d+(?:\.\d+)?\s?[×x*·]\s?10\s?(?:\^|\*\*)\s?[-+]?\d+|\d+(?:,\d{3})+(?:\.\d+)?"
@@ -95,6 +112,7 @@ def to_float(s: str) -> float | None:
 
 def _bytes(unit: str) -> tuple[float, ...]:
     u = unit.lower()
+    u = "byte" if u.startswith("octet") else (u[:-1] + "b" if re.fullmatch(r"[kmgt]i?o", u) else u)
     if u in _DECIMAL:  # "MB" is read both ways: 10^6 and 2^20 (students mean either)
         return (_DECIMAL[u], _BINARY[u])
     return (_BYTES[u],)
@@ -117,11 +135,13 @@ def _scales(kind: str, unit: str) -> list[Reading]:
     if kind == "bytes":
         return [Reading("bytes", f) for f in _bytes(u)]
     if kind == "bandwidth":
-        return [Reading("bandwidth", _BW[re.sub(r"\s+", " ", u)])]
+        return [Reading("bandwidth", _BW[re.sub(r"\s+", " ", u).replace("o/s", "b/s")])]
     if kind == "flop_rate":
         return _rate_or_count(u)
     if kind == "time":
         return [Reading("time", _TIME[u])]
+    if kind == "ratio":
+        return [Reading("ratio", 1.0)]
     if kind == "fraction":
         return [Reading("fraction", 0.01 if u in ("%", "percent") or u.startswith("per") else 1.0)]
     return [Reading(kind, 1.0)]
@@ -129,27 +149,82 @@ def _scales(kind: str, unit: str) -> list[Reading]:
 
 # (kind, pattern); the number is group 1, the unit group "u"; the first pattern to claim a span keeps it
 _UNITS: list[tuple[str, re.Pattern[str]]] = [
-    ("flop_rate", re.compile(_N + _RANGE + r"\s*(?P<u>[pgt]flops?/s|[pgt]flops|[pgt]flop\s?/\s?s)" + _END, re.I)),
-    ("intensity", re.compile(_N + _RANGE + r"\s*(?P<u>flops?\s*/\s*(?:byte|b)|flops?\s+per\s+byte)" + _END, re.I)),
-    ("flop_rate", re.compile(_N + _RANGE + r"\s*(?P<u>[kmgtp]?flops?)" + _END, re.I)),
-    ("bandwidth", re.compile(_N + _RANGE + r"\s*(?P<u>[gmt]i?b/s|gbps|[gt]b per second)" + _END, re.I)),
-    ("bytes", re.compile(
-        _N + _RANGE + r"\s*(?P<u>[kmgt]ib|[kmgt]b|bytes?|b|kilobytes?|megabytes?|gigabytes?)" + _END, re.I)),
-    ("time", re.compile(
-        _N + _RANGE + r"\s*(?P<u>(?-i:ns|us|ms|s)|µs|μs|usec|msec|sec|seconds|nanoseconds|microseconds|milliseconds)"
+    ("flop_rate", named('unit.flop_rate', 'a FLOP rate: TFLOP/s, GFLOPS, PFLOP / s',
+        ('788 TFLOP/s', '750 tflops', '1.2 PFLOP / s'),
+        ('137 GFLOP',))(_N + _RANGE + r"\s*(?P<u>[pgt]flops?/s|[pgt]flops|[pgt]flop\s?/\s?s)" + _END, re.I)),
+    ("intensity", named('unit.intensity', 'arithmetic intensity: FLOP/byte, FLOP/B, FLOPs per byte',
+        ('1365 FLOP/byte', '0.17 FLOP/B', '341 flops per byte'),
+        ('137 GFLOP',))(_N + _RANGE + r"\s*(?P<u>flops?\s*/\s*(?:byte|b)|flops?\s+per\s+byte)" + _END, re.I)),
+    ("flop_rate", named('unit.flop_count',
+        "a count of FLOPs (GFLOP, MFLOP; 'GFLOPS' is read both as a count and a rate)",
+        ('137 GFLOP', '16.8 MFLOP', '84 MFLOPs'),
+        ('137 G',))(_N + _RANGE + r"\s*(?P<u>[kmgtp]?flops?)" + _END, re.I)),
+    # "Go/s", "Mo" are French for GB/s and MB
+    ("bandwidth", named('unit.bandwidth', 'a bandwidth: GB/s, TB/s, GiB/s, Gbps, Go/s',
+        ('3777 GB/s', '4.2 TB/s', '3777 Go/s', '4 TB per second'),
+        ('3777 GB',))(_N + _RANGE + r"\s*(?P<u>[gmt]i?[bo]/s|gbps|[gt]b per second)" + _END, re.I)),
+    ("bytes", named('unit.bytes', 'a size in bytes: B, KB, MiB, GB, bytes, megabytes, octets, Mo',
+        ('268 MB', '256 MiB', '268,435,456 bytes', '64 Mo', '2 B'),
+        ('268 Mb/s', '4 TB/s'))(
+        _N + _RANGE + r"\s*(?P<u>[kmgt]ib|[kmgt]b|bytes?|b|kilobytes?|megabytes?|gigabytes?|octets?|(?-i:[KMGT]i?o))"
         + _END, re.I)),
-    ("fraction", re.compile(_N + _RANGE + r"\s*(?P<u>%|percent|per\s?cent)", re.I)),
+    ("time", named('unit.time', 'a time: ns, µs, us, ms, s and their words in five languages',
+        ('71.1 µs', '18 us', '1.06 ms', '71 Mikrosekunden', '2 segundos'),
+        ('71 USD',))(
+        _N + _RANGE + r"\s*(?P<u>(?-i:ns|us|ms|s)|µs|μs|usec|msec|sec|" + _TIME_WORDS + r")" + _END, re.I)),
+    ("fraction", named('unit.fraction', 'a percentage: %, percent, per cent',
+        ('90 %', '45 percent', '90%'),
+        ('90 per',))(_N + _RANGE + r"\s*(?P<u>%|percent|per\s?cent)", re.I)),
     # "4x", "3.9×", "4 times", "4-fold"; not "4096 x 4096" nor "3 × n²"
-    ("ratio", re.compile(
-        _N + _RANGE + r"\s*(?P<u>x|×|times|-fold|fold)(?![\w])(?!\s*[\d#])(?!\s*[A-Za-z](?![A-Za-z]))", re.I)),
+    ("ratio", named('unit.ratio',
+        "a factor: 4x, 3.9×, 4 times, 4-fold, 3,9-mal, 3 veces, 4 fois, 4 vezes; not '4096 x 4096' nor '3 × "
+        "n²'",
+        ('4x', '3.9×', '4 times', '4-fold', '3.9-mal', '3.2 veces', '4 fois'),
+        ('4096 x 4096', '3 × n'))(
+        _N + _RANGE + r"\s*(?P<u>x|×|times|-fold|fold|-?mal|-?fach|veces|fois|vezes)(?![\w])(?!\s*[\d#])"
+        r"(?!\s*[A-Za-z](?![A-Za-z]))", re.I)),
 ]
 # "seven times faster", "four times the traffic", "twice as fast" (not "read four times": a count)
-_WORD_RATIO = re.compile(
-    r"\b(two|three|four|five|six|seven|eight|nine|ten|twice)(?:\s+times|-fold|\s+fold)?(?=\s+(?:faster|slower|"
-    r"more|less|fewer|higher|lower|as|the|larger|smaller|bigger|quicker|longer|shorter|greater)\b)", re.I
+_WORD_RATIO = named('number.word_ratio',
+    "a factor in words before a comparison: 'seven times faster', 'twice as fast', 'vier mal schneller'",
+        ('seven times faster', 'twice as fast', 'four times the traffic', 'vier mal schneller'),
+        ('read four times',))(
+    r"\b(two|three|four|five|six|seven|eight|nine|ten|twice|zwei|drei|vier|fünf|dos|tres|cuatro|cinco|deux|trois|"
+    r"quatre|cinq|dois|duas|três|quatro)(?:\s+times|-fold|\s+fold|\s*mal|\s+veces|\s+fois|\s+vezes)?"
+    r"(?=\s+(?:faster|slower|more|less|fewer|higher|lower|as|the|larger|smaller|bigger|quicker|longer|shorter|"
+    r"greater|schneller|langsamer|weniger|mehr|más|menos|plus|moins|mais)\b)", re.I
 )
-_LAUNCHES = re.compile(
-    r"(?<![\w.])(\d+|" + _WORD_N[1:-1] + r")\s+(?:[\w.-]+\s+){0,2}?(?P<u>kernels?|launch(?:es)?)\b", re.I
+_LAUNCHES = named('number.launches',
+    "a count of kernels or launches: '4 kernels', 'one fused kernel', 'cuatro kernels', 'vier Kerneln'",
+        ('4 kernels', 'one fused kernel', 'a single launch', 'cuatro kernels', 'vier Kerneln'),
+        ('kernels',))(
+    r"(?<![\w.])(\d+|" + _WORD_N[1:-1] + "|" + _OTHER_WORDS + r")\s+(?:[\w.-]+\s+){0,2}?"
+    r"(?P<u>kernels?|kerneln|launch(?:es)?|núcleos?|noyaux|lanzamientos?|lancements?|lançamentos?|Kernel-?Starts?|Starts)\b",
+    re.I,
+)
+# "4 vs 1" in a sentence about kernels: two launch counts; "…, so 4" right after: their ratio
+_VS_PAIR = rule(
+    "number.vs_pair",
+    "two bare numbers compared ('4 vs 1') in a sentence about kernels or launches are two launch counts",
+    r"(?<![\w.^*#/])(\d+)\s*(?:vs\.?|versus|against|gegen|contra|contre)\s*(\d+)(?![\w.%/#^]|\s*(?:[kmgt]i?b|µs|us|ms|x|×))",
+    ("4 vs 1", "5 vs. 1", "4 versus 1"),
+    ("4 vs 1 MB", "2^24 vs 2^20", "71.1 vs 18.4"),
+)
+_KERNEL_WORDS = rule(
+    "subject.kernels",
+    "the words of a sentence about kernel launches (what makes '4 vs 1' two launch counts)",
+    r"\b(?:kernels?|launch(?:es)?|Kernel|núcleos?|noyaux|lançamentos?|lanzamientos?)\b",
+    ("eager vs compiled launches", "Kernels:", "noyaux"),
+    ("the bytes",),
+)
+_PAIR_RESULT = rule(
+    "number.pair_result",
+    "right after a compared pair ('4 vs 1, so 4'): the bare number that follows is their ratio",
+    r"^\s*[,;)]?\s*(?:so|i\.e\.?|=|→|->|that's|that is|which is|giving|gives|also|also)\s*(?:a\s+)?"
+    r"(?:ratio\s+of\s+|factor\s+of\s+)?[~≈]?\s*(\d+(?:\.\d+)?)(?![\w%/]|\.\d)"
+    r"(?!\s*(?:[kmgt]i?b|µs|us|ms|%|x|×|kernels?|launch\w*)\b)",
+    (", so 4", " = 4", " -> 4", ", i.e. 4"),
+    (", so 4 MB", " and 4"),
 )
 # a bare number that is not a quantity: followed by what it counts, or part of a formula
 _NOT_A_VALUE = (
@@ -158,87 +233,125 @@ _NOT_A_VALUE = (
 )
 _APPROX = r"(?:about\s+|roughly\s+|around\s+|approximately\s+|only\s+|just\s+|still\s+|nearly\s+|almost\s+|~\s*|≈\s*)*"
 # "the ratio is 4", "a speedup of about 4", "a factor of 4", "fused is 4:1": unit-less but named
-_NAMED_RATIO = re.compile(
+_NAMED_RATIO = named('number.named_ratio',
+    "a bare number the text names a ratio: 'the ratio is 4', 'a speedup of about 4', 'a factor of 4'",
+        ('the ratio is 4', 'a speedup of about 4', 'a factor of 4', 'a ratio of 4:1'),
+        ('the ratio is high',))(
     r"\b(?:ratios?|speed-?\s?ups?|slow-?\s?downs?|factor|prediction|predicted|estimate)\b(?:[^.;!?\d%]|\.(?=\d)){0,80}?"
     + _N + _NOT_A_VALUE + r"(?:\s*:\s*1\b)?", re.I
 )
 # "beats compiled by 1.35", "faster by about 4"
-_BY = re.compile(
+_BY = named('number.faster_by', "a factor after 'faster/beats ... by': 'beats compiled by 1.35', 'faster by about 4'",
+        ('beats compiled by 1.35', 'faster by about 4'),
+        ('faster than before',))(
     r"\b(?:beats?|beating|wins?|winning|faster|slower|ahead|behind|loses?|outperforms?)\b[^.;:!?\d%#]{0,30}?"
     r"\bby\s+(?:a factor of\s+)?" + _APPROX + _N + _NOT_A_VALUE, re.I
 )
 # "71.1 µs / 18.4 µs = 3.86": a ratio of two stated figures
-_QUOTIENT = re.compile(
-    r"[\d.,]+\s*(?:µs|μs|us|ms|s|[kmgt]i?b(?:/s)?|flop/s|tflop/s)\s*(?:/|÷)\s*[\d.,]+\s*"
+_QUOTIENT = named('number.quotient', "the result of dividing two stated figures: '71.1 µs / 18.4 µs = 3.86'",
+        ('71.1 µs / 18.4 µs = 3.86', '268 MB / 67 MB = 4'),
+        ('71.1 µs / 18.4 µs',))(
+    r"(?<![\d.,])[\d.,]+\s*(?:µs|μs|us|ms|s|[kmgt]i?b(?:/s)?|flop/s|tflop/s)\s*(?:/|÷)\s*[\d.,]+\s*"
     r"(?:µs|μs|us|ms|s|[kmgt]i?b(?:/s)?|flop/s|tflop/s)\s*(?:=|≈|~)\s*" + _N + _NOT_A_VALUE, re.I
 )
-_NAMED_FRACTION = re.compile(
+_NAMED_FRACTION = named('number.named_fraction',
+    "a bare fraction the text names: 'an efficiency of 0.9', 'utilisation 0.45'",
+        ('an efficiency of 0.9', 'utilisation 0.45'),
+        ('efficiency is good',))(
     r"\b(?:fraction|share|efficiency|utili[sz]ation)\b[^.;:!?\d%#]{0,40}?" + _N + _NOT_A_VALUE, re.I
 )
-_NAMED_LAUNCHES = re.compile(
+_NAMED_LAUNCHES = named('number.named_launches',
+    "a bare launch count the text names: 'kernels: 5', 'the number of launches is 4', 'launches drop from "
+    "4'",
+        ('kernels: 5', 'the number of launches is 4', 'launches drop from 4'),
+        ('kernels are fast',))(
     r"\b(?:number of (?:kernels|launches)|(?:kernel|launch) counts?|launches|kernels)\b"
     r"\s*(?:from|is|are|was|were|:|=|of|drops? from|goes from|go from)\s*(?:about\s+|~\s*)?" + _N
     + r"(?![\w.·*/^])", re.I
 )
-_OF_PEAK = re.compile(_N + r"\s+of\s+(?:the\s+)?(?:[\w-]+\s+){0,2}?(?P<u>peak|roofline)\b", re.I)
+_OF_PEAK = named('number.of_peak', "a bare fraction of a ceiling: '0.45 of the peak', '0.9 of the copy roofline'",
+        ('0.45 of the peak', '0.9 of the copy roofline'),
+        ('0.45 of the time',))(_N + r"\s+of\s+(?:the\s+)?(?:[\w-]+\s+){0,2}?(?P<u>peak|roofline)\b", re.I)
 # a bare number shortly after a unit number and a comparison word takes that number's unit: "1365 FLOP/byte
 # against 0.17", "6.5 µs vs 1.8", "3.9 (gpu) vs 0.8 (wall)", "about 1.9 in GPU time, compared with 7"
-_CARRY = re.compile(
+_CARRY = named('number.carried_unit',
+    "right after a number with a unit, a bare number compared with it takes its unit: ' vs 1.8', ' "
+    "against 0.17'",
+        (' vs 1.8', ' against 0.17', ' (gpu) vs 0.8'),
+        (' and then',))(
     r"\s*(?:\([^()]{0,20}\)\s*)?(?:[a-zA-Z-]+,?\s+){0,3}?,?\s*(?:\)\s*)?"
     r"(?:against|vs\.?|versus|compared (?:to|with)|to|and|or|→|->)\s+" + _APPROX + _N + _NOT_A_VALUE,
     re.I,
 )
 # after a ratio, a sentence that lists more of them by case: "at 2^12: 0.8; at 2^20: 1.5", "it's 2.9"
-_LISTED = re.compile(
+_LISTED = named('number.listed_ratio', "after a ratio, more ratios listed by case: '# 0.8', ', 1.5', 'it's 2.9'",
+        ("it's 2.9", ', 1.5', '# 0.8'),
+        ('the kernel',))(
     r"(?:#[#\s]*|[(,]|\b(?:it's|it is|is|was|got|get|gets|reached|reaches|measured|gives?|gave))\s*[:,]?\s*"
     + _APPROX + _N + _NOT_A_VALUE, re.I
 )
 
 
-_BOUND = re.compile(
+_BOUND = named('number.bound',
+    "a bound before a number ('below 1x', 'more than 4,000 GB/s') makes it not a value to check",
+        ('below ', 'more than ', 'at least about '),
+        ('about ',))(
     r"(?:\b(?:below|under|above|more than|less than|fewer than|at least|at most|higher than|lower than|"
     r"greater than)|(?<![-=])[<>])\s*(?:about\s+|roughly\s+|~\s*)?$",
     re.I,
 )
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\-*•\d])|\n\s*\n|\n(?=\s*[-*•]\s)")
+_SENTENCE = named('sentence.end_for_lists',
+    'where a sentence ends, for ratios listed by case (a full stop before a capital, a blank line, a list '
+    'item)',
+        ('It is 4x. Then', 'a\n\nb', 'a\n- b'),
+        ('3.9x faster',))(r"(?<=[.!?])\s+(?=[A-Z(\-*•\d])|\n\s*\n|\n(?=\s*[-*•]\s)")
 
 
-def _listed_ratios(
-    text: str, found: list[Stated], taken: list[tuple[int, int]], add: Callable[[Stated], None]
-) -> None:
+class _Taken:
+    """Which characters a found number already covers (spans never overlap): a check costs the span's
+    length, not the count of numbers found so far."""
+
+    def __init__(self, n: int) -> None:
+        self.mask = bytearray(n)
+
+    def overlaps(self, a: int, b: int) -> bool:
+        return self.mask.find(1, a, b) >= 0
+
+    def add(self, a: int, b: int) -> None:
+        self.mask[a:b] = b"\x01" * (b - a)
+
+
+def _listed_ratios(text: str, found: list[Stated], taken: _Taken, add: Callable[[Stated], None]) -> None:
     """In a sentence that states a ratio, later bare numbers listed by case are ratios too."""
     sentences = [(0, len(text))]
     if text:
         cuts = [m.end() for m in _SENTENCE.finditer(text)]
         sentences = list(zip([0, *cuts], [*cuts, len(text)], strict=True))
+    ratios = sorted(f.start for f in found if f.kind == "ratio")
     for a, b in sentences:
-        first = min((f.start for f in found if a <= f.start < b and f.kind == "ratio"), default=None)
-        if first is None:
+        i = bisect.bisect_left(ratios, a)
+        if i == len(ratios) or ratios[i] >= b:
             continue
-        for m in _LISTED.finditer(text, first, b):
+        for m in _LISTED.finditer(text, ratios[i], b):
             n = to_float(m.group(1))
-            if n is None or _overlaps(taken, m.start(1), m.end(1)) or n > 1000:
+            if n is None or taken.overlaps(m.start(1), m.end(1)) or n > 1000:
                 continue
             add(Stated(m.group(1), m.start(1), m.end(1), "", n, (Reading("ratio", n),), unitless=True))
-
-
-def _overlaps(spans: Iterable[tuple[int, int]], a: int, b: int) -> bool:
-    return any(a < e and s < b for s, e in spans)
 
 
 def extract(text: str) -> list[Stated]:
     """Every number the text states with a unit or names as a ratio, in text order; spans never overlap.
     ``text`` should have case-naming sizes masked (they are not quantities)."""
     found: list[Stated] = []
-    taken: list[tuple[int, int]] = []
+    taken = _Taken(len(text))
 
     def add(s: Stated) -> None:
         found.append(s)
-        taken.append((s.start, s.end))
+        taken.add(s.start, s.end)
 
     for kind, pat in _UNITS:
         for m in pat.finditer(text):
-            if _overlaps(taken, m.start(), m.end()):
+            if taken.overlaps(m.start(), m.end()):
                 continue
             first, second = to_float(m.group(1)), to_float(m.group(2)) if m.group(2) else None
             if first is None:
@@ -256,16 +369,30 @@ def extract(text: str) -> list[Stated]:
             add(Stated(m.group(0), m.start(), m.end(), unit.lower(), mid, readings,
                        low * scales[0].value if low is not None else None,
                        high * scales[0].value if high is not None else None))
+    for m in _VS_PAIR.finditer(text):
+        if not _KERNEL_WORDS.search(text[max(0, m.start() - 80):m.end() + 40]):
+            continue
+        for g in (1, 2):
+            a, b = m.start(g), m.end(g)
+            if not taken.overlaps(a, b):
+                add(Stated(m.group(g), a, b, "", float(m.group(g)), (Reading("launches", float(m.group(g))),),
+                           unitless=True))
+        after = _PAIR_RESULT.match(text[m.end():m.end() + 40])
+        if after:
+            a, b = m.end() + after.start(1), m.end() + after.end(1)
+            if not taken.overlaps(a, b):
+                value = float(after.group(1))
+                add(Stated(after.group(1), a, b, "", value, (Reading("ratio", value),), unitless=True))
     for m in _LAUNCHES.finditer(text):
         n = to_float(m.group(1))
         before = text[max(0, m.start() - 5):m.start()]
         if re.search(r"\bthe\s+$", before, re.I) and m.group(1).lower() in ("two", "three"):
             continue  # "the two kernels": the two variants, not a count of launches
-        if n is not None and not _overlaps(taken, m.start(), m.end()):
+        if n is not None and not taken.overlaps(m.start(), m.end()):
             add(Stated(m.group(0), m.start(), m.end(), m.group("u").lower(), n, (Reading("launches", n),)))
     for m in _WORD_RATIO.finditer(text):
         n = to_float(m.group(1))
-        if n is not None and not _overlaps(taken, m.start(), m.end()) and (m.group(0) != m.group(1) or n == 2):
+        if n is not None and not taken.overlaps(m.start(), m.end()) and (m.group(0) != m.group(1) or n == 2):
             add(Stated(m.group(0), m.start(), m.end(), "times", n, (Reading("ratio", n),)))
     named = ((_OF_PEAK, "fraction"), (_NAMED_LAUNCHES, "launches"), (_QUOTIENT, "ratio"), (_BY, "ratio"),
              (_NAMED_RATIO, "ratio"), (_NAMED_FRACTION, "fraction"))
@@ -273,7 +400,7 @@ def extract(text: str) -> list[Stated]:
         for m in pat.finditer(text):
             n = to_float(m.group(1))
             a, b = m.start(1), m.end(1)
-            if n is None or _overlaps(taken, a, b):
+            if n is None or taken.overlaps(a, b):
                 continue
             if kind == "fraction" and pat is _NAMED_FRACTION and n > 1:
                 continue
@@ -286,10 +413,10 @@ def extract(text: str) -> list[Stated]:
         if not carried or not prev.number:
             continue
         n = to_float(carried.group(1))
-        if n is None or _overlaps(taken, carried.start(1), carried.end(1)):
+        if n is None or taken.overlaps(carried.start(1), carried.end(1)):
             continue
         readings = tuple(Reading(r.kind, n * r.value / prev.number) for r in prev.readings)
         add(Stated(carried.group(1), carried.start(1), carried.end(1), prev.unit, n, readings, unitless=True))
     _listed_ratios(text, found, taken, add)
     # "below 1x", "more than 4,000 GB/s": a bound, not a value to check
-    return sorted((s for s in found if not _BOUND.search(text, 0, s.start)), key=lambda s: s.start)
+    return sorted((s for s in found if not _BOUND.search(text[max(0, s.start - 40):s.start])), key=lambda s: s.start)

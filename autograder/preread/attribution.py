@@ -1,0 +1,590 @@
+"""Which variant and which case each stated number is about.
+
+"Eager launches 3 kernels and moves 60 MB; the fused kernel moves 20 MB" states 60 MB of eager and 20 MB
+of the fused kernel; "at 2^22 the fused kernel moves 40 MB" is about 2^22. The rules, in order:
+
+- a variant named inside the number ("one fused kernel") or right after it ("0.31 FLOP/B unfused",
+  "41 µs for the library kernel");
+- else the variant named nearest before it in its *clause* (split at ``; , : ( ) —`` and at contrast words:
+  but, while, whereas, against, versus, compared to, instead of); a variant right after "than" is what
+  the sentence compares with, not its subject, and is skipped;
+- else, if no variant precedes it in the clause: none when the clause opens with a contrast word; else the
+  one variant named earlier in the sentence (a pronoun: "it moves 60 MB"); none if several were;
+- "both"/"either" name none on purpose; "from X to Y" reads X as the before-value of a change.
+- the case is the cell's, updated by every case mention before the number (sizes carry across sentences:
+  "At 2^12 ... . In GPU time ..."; "here" and "at this size" return to the cell's case), or one right
+  after it ("20 MB at 2^22"). A partly named case is completed from the measured cases that agree.
+
+Pure functions over the text and the workload's spellings.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ..mentions import Mention, variant_mentions
+from ..records import ParamValue
+from ..workload import Workload
+from .blocks import Block, Cell, blocks
+from .blocks import cells as table_cells
+from .numbers import Reading, Stated, extract
+from .rules import FORMULA, named
+
+__all__ = ["Attributed", "Context", "attribute"]
+
+_SENTENCE_END = named('sentence.end', 'where a sentence ends: after . ! ? and space, a blank line, a new list item',
+        ('It is 4x. Then', 'a\n\nb', 'a\n1. b'),
+        ('3.9x',))(r"(?<=[.!?])\s+(?=\S)|\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)])\s)")
+_ABBREVIATION = named('sentence.abbreviation',
+    'a full stop of an abbreviation (e.g., i.e., vs., approx.) does not end the sentence',
+        ('e.g.', 'vs.', 'approx.'),
+        ('kernel.',))(r"\b(?:e\.g|i\.e|vs|approx|ca|cf|resp|fig)\.$", re.I)
+_CONTRAST = r"but|while|whereas|against|versus|vs\.?|compared (?:to|with)|instead of|unlike"
+_CLAUSE_BREAK = named('clause.break',
+    "where a clause ends: ; : ( ) [ ] — a comma not in a number, ' - ', a contrast word",
+        (';', 'a, b', ' but ', ' compared to '),
+        ('1,048,576',))(r"[;:()\[\]—]|,(?!\d{3})|\s-\s|\b(?:" + _CONTRAST + r")\b", re.I)
+_SEGMENT_BREAK = named('clause.segment_break',
+    "a contrast that starts a new stretch for pronouns: ';', 'but', 'while', 'whereas'",
+        ('; ', ' while ', ' whereas '),
+        ('a, b',))(r";|\b(?:" + _CONTRAST + r")\b", re.I)
+_OPENS_WITH_CONTRAST = named('clause.opens_with_contrast',
+    'a clause that opens with a contrast word names none of the earlier variants',
+        ('but ', ' while '),
+        ('the kernel',))(r"^\W*(?:" + _CONTRAST + r")\b", re.I)
+_ITEM_END = named('sentence.item_end', "a list item ends at its line's end unless the next line is indented",
+        ('- eager: 4 kernels\nfused', '1. a\nb'),
+        ('- a\n  wrapped',))(r"^[ \t]*(?:[-*•→]|\d+[.)])[ \t][^\n]*\n(?![ \t])", re.M)
+_NEW_ITEM = named('sentence.new_item',
+    "a new list item or paragraph between a number and a variant: the variant is not the number's",
+        ('\n- fused', '\n\n', '\nfused: '),
+        ('fused',))(r"\n\s*(?:[-*•]|\d+[.)]|\n)|\n\s*\S+\s*:")  # a new list item or paragraph
+_PAIR = named('subject.pair',
+    "right after a number, 'vs 25', '/ 18.4': the number is one side of a comparison, no one variant's",
+        (' vs 25', ' / 18.4', ' compared to about 3'),
+        (' kernels',))(r"\s*(?:vs\.?|versus|against|compared (?:to|with)|/)\s*(?:~|≈|about\s+)?\d", re.I)
+_COPULA = named('subject.copula', "'X is a single fused kernel': the word inside the number describes the subject X",
+        ("because it's ", 'is just ', 'was '),
+        ('moves ',))(r"\b(?:is|it's|it’s|it is|being|was)\s+(?:just\s+|only\s+|still\s+)?$", re.I)
+_RELATIVE = named('subject.relative', "'..., whose 5 kernels': the number belongs to the variant just named",
+        (' whose ',),
+        ('which',))(r"^\W*whose\b", re.I)
+_FROM = named('subject.from', "'from 4 to 1': the first number is the before-value of a change, no one variant's",
+        ('from ', 'from about '),
+        ('for ',))(r"\bfrom\s+(?:about\s+|roughly\s+|~\s*|≈\s*)?$", re.I)
+_THAN = named('subject.than',
+    "a variant right after 'than', 'as', 'vs', 'over', 'compared to' is what the sentence compares with, "
+    "not its subject",
+        ('faster than ', 'speedup over ', 'compared to the ', 'schneller als '),
+        ('the ',))(
+    r"\b(?:than|as|like|unlike|vs\.?|versus|against|compared (?:to|with)|over|relative to|als|que|sobre|"
+    r"par rapport (?:à|au)|gegenüber|frente a)\s+(?:the\s+|that of\s+|for\s+)?$", re.I
+)
+#: between a number and the variant it is said of: "41 µs for the library kernel", "0.31 FLOP/B unfused",
+#: "7 µs for the three eager kernels"
+_RIGHT_AFTER = named('subject.right_after',
+    "between a number and the variant right after it: '41 µs for the library kernel', '0.31 FLOP/B "
+    "unfused'",
+        (' for the ', ' ', ' of the three '),
+        (' and then the ',))(
+    r"^\s*(?:\(\s*)?(?:(?:for|of|in|on|by|with|from)\s+)?(?:the\s+|an?\s+|a single\s+|one\s+)?"
+    r"(?:\d+\s+|(?:two|three|four|five|six|seven|eight)\s+)?$", re.I)
+#: a variant that labels the number: "eager: 11 µs", "eager's 27 µs", "compiled = 9 µs"
+_LABELS = named('subject.label', "a variant that labels the number: 'eager: 11 µs', 'eager's 27 µs', 'compiled = 9 µs'",
+        (': ', "'s ", ' = about '),
+        (' moves ',))(r"^(?:\s*[:=–(]|['’]s)\s*(?:~|≈|about\s+|only\s+|just\s+)?$", re.I)
+#: words that bring a sentence back to the cell's own case
+_HERE = named('case.here',
+    "words that bring a sentence back to the cell's own case ('here', 'in this case'; 'at this size' "
+    "keeps the dtype)",
+        ('here', 'at this size', 'in this case'),
+        ('there',))(r"\b(?:here|at this size|in this case|for this case|this shape|this size)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a number is said of: a variant (None: not one in particular), the case, the sentence it is in
+    (some facts need its words: "each kernel", "L2"), and whether the text named that case (then a number that
+    belongs to another case is a misattribution, not merely wrong)."""
+
+    variant: str | None
+    params: Mapping[str, ParamValue]
+    sentence: str = ""
+    offset: int = 0  # where the sentence starts in the text
+    named_case: bool = False
+    clause: str = ""  # the sentence up to the end of the number's clause
+    own_clause: str = ""  # the number's clause alone (a per-kernel figure needs "each" there)
+    other: str | None = None  # the variant the sentence compares with ("faster than eager": eager)
+    after: str = ""  # the words right after the number, to the end of its clause ("faster than eager")
+    before: str = ""  # the words of its clause right before it ("the speedup is about")
+    #: ``clause`` is the answer's text from ``offset`` on (False: a table cell's words joined with its headers')
+    contiguous: bool = True
+    #: the variant is named in the number's own clause (not carried from earlier: "…, so it's 7x longer")
+    variant_in_clause: bool = True
+
+
+@dataclass(frozen=True)
+class Attributed:
+    stated: Stated
+    context: Context
+
+
+def _spans(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
+    """The pieces of ``text`` between matches of ``pattern``."""
+    out, at = [], 0
+    for m in pattern.finditer(text):
+        out.append((at, m.start()))
+        at = m.end()
+    out.append((at, len(text)))
+    return out
+
+
+def _around(spans: list[tuple[int, int]], starts: list[int], pos: int) -> tuple[int, int]:
+    """The span of sorted, disjoint ``spans`` (their ``starts``) holding ``pos``: a binary search."""
+    i = bisect.bisect_right(starts, pos) - 1
+    if i >= 0 and spans[i][0] <= pos < spans[i][1]:
+        return spans[i]
+    return (pos, pos + 1)
+
+
+def _mask(text: str, mentions: list[Mention]) -> str:
+    """Case-naming mentions become ``#`` so "2^24 x" or "fp32" is never read as a number."""
+    chars = list(text)
+    for m in mentions:
+        for i in range(m.start, m.end):
+            if chars[i] not in " \n":
+                chars[i] = "#"
+    return "".join(chars)
+
+
+#: the longest stretch one rule looks at: a sentence longer than this (no real one is; a hostile answer's
+#: may be megabytes) is read in pieces of at most this length, cut at a space, so that no rule's work
+#: grows with the length of the answer and the whole pre-read is linear in it
+MAX_SENTENCE = 1000
+#: how far back a rule that reads "the words just before" looks ("faster than ", "from about ")
+LOOKBACK = 64
+
+
+def _cap(a: int, b: int, text: str) -> list[tuple[int, int]]:
+    out = []
+    while b - a > MAX_SENTENCE:
+        cut = text.rfind(" ", a + MAX_SENTENCE // 2, a + MAX_SENTENCE)
+        cut = cut + 1 if cut > a else a + MAX_SENTENCE
+        out.append((a, cut))
+        a = cut
+    out.append((a, b))
+    return out
+
+
+def _sentences(text: str, more: Sequence[int] = ()) -> list[tuple[int, int]]:
+    """Sentence spans; "e.g. 5 kernels" does not end a sentence; a list item ends at its line's end unless
+    the next line is indented (a wrapped item); ``more``: other places a sentence ends (lines of code); none
+    is longer than :data:`MAX_SENTENCE`."""
+    out: list[tuple[int, int]] = []
+    cuts = {m.end() for m in _SENTENCE_END.finditer(text)} | set(more)
+    cuts |= {m.end() for m in _ITEM_END.finditer(text)}
+    ends = sorted(cuts)
+    for a, b in zip([0, *ends], [*ends, len(text)], strict=True):
+        if out and _ABBREVIATION.search(text[max(out[-1][0], out[-1][1] - 16):out[-1][1]].rstrip()):
+            out[-1] = (out[-1][0], b)
+        else:
+            out.append((a, b))
+    return [piece for a, b in out for piece in _cap(a, b, text)]
+
+
+def _tail(pattern: re.Pattern[str], text: str, lo: int, end: int) -> bool:
+    """Whether ``text[lo:end]`` ends with ``pattern`` (a pattern anchored with ``$``), looking back at most
+    :data:`LOOKBACK` characters."""
+    return pattern.search(text[max(lo, end - LOOKBACK):end]) is not None
+
+
+class _Names:
+    """The variant mentions of a text, indexed for the questions :func:`_variant` asks of each number
+    (binary searches over their positions, so each question costs the same however long the text)."""
+
+    def __init__(self, names: list[Mention], text: str, sentences: list[tuple[int, int]],
+                 sentence_starts: list[int]) -> None:
+        self.names = names
+        self.starts = [m.start for m in names]
+        # a name right after "than", "as", "vs": what the sentence compares with, not its subject
+        self.after_than = [
+            _tail(_THAN, text, _around(sentences, sentence_starts, m.start)[0], m.start) for m in names
+        ]
+        self.subjects = [m for m, t in zip(names, self.after_than, strict=True) if not t]
+        self.subject_starts = [m.start for m in self.subjects]
+        # the latest earlier subject naming another variant (or none): "one variant since here" in O(1)
+        self.prev_other: list[int] = []
+        for i, m in enumerate(self.subjects):
+            if i == 0:
+                self.prev_other.append(-1)
+            elif self.subjects[i - 1].variant != m.variant:
+                self.prev_other.append(i - 1)
+            else:
+                self.prev_other.append(self.prev_other[i - 1])
+
+    def between(self, a: int, b: int) -> list[Mention]:
+        """Names starting in ``[a, b)``."""
+        return self.names[bisect.bisect_left(self.starts, a):bisect.bisect_left(self.starts, b)]
+
+    def last_subject(self, a: int, end: int) -> int | None:
+        """Index (in :attr:`subjects`) of the last subject starting at or after ``a`` and ending by ``end``."""
+        i = bisect.bisect_right(self.subject_starts, end) - 1
+        while i >= 0 and self.subjects[i].end > end:
+            i -= 1
+        return i if i >= 0 and self.subjects[i].start >= a else None
+
+    def only_variant(self, a: int, end: int) -> tuple[bool, str | None]:
+        """(whether subjects name exactly one variant in ``[a, end)``, that variant)."""
+        i = self.last_subject(a, end)
+        if i is None:
+            return False, None
+        j = self.prev_other[i]
+        return (j < 0 or self.subjects[j].start < a), self.subjects[i].variant
+
+
+def _variant(num: Stated, text: str, names: _Names, sentence: tuple[int, int],
+             clause: tuple[int, int], opener: str, segment: int) -> str | None:
+    inside = names.between(num.start, num.end)  # "one fused kernel"
+    if inside:
+        # "the library call ... because it's a single fused kernel": the word describes the subject named before
+        if _tail(_COPULA, text, sentence[0], num.start):
+            last = names.last_subject(sentence[0], num.start)
+            if last is not None:
+                return names.subjects[last].variant
+        return inside[0].variant
+    right_after = [
+        m for m in names.between(num.end, min(sentence[1], num.end + LOOKBACK))
+        if not _NEW_ITEM.search(text[num.end:m.end + 3]) and _RIGHT_AFTER.match(text[num.end:m.start])
+    ]
+    if right_after:
+        return right_after[0].variant
+    if _tail(_THAN, text, sentence[0], num.start) or _PAIR.match(text, num.end):
+        return None  # "slower than four aten launches", "174 µs vs 25 µs": one side of a comparison
+    labels = [m for m in names.between(max(sentence[0], num.start - LOOKBACK), num.start)
+              if m.end <= num.start and _LABELS.match(text[m.end:num.start])]
+    if labels:
+        return labels[-1].variant
+    # "faster than eager": the thing compared with, not the subject
+    last = names.last_subject(clause[0], num.start)
+    if last is not None:
+        before = names.subjects[last]
+        if _tail(_FROM, text, before.end, num.start):
+            return None
+        return before.variant
+    if opener and _OPENS_WITH_CONTRAST.match(opener):
+        return None
+    # "..., whose 5 kernels": the variant just named
+    if _RELATIVE.match(text[clause[0]:min(num.start, clause[0] + LOOKBACK)]):
+        near = [m for m in names.between(sentence[0], clause[0]) if m.end <= clause[0]]
+        return near[-1].variant if near else None
+    # the stretch since the last contrast ("while the add, which is memory bound, needs 174 µs"), then the sentence
+    for start in (segment, sentence[0]):
+        one, variant = names.only_variant(start, num.start)
+        if names.last_subject(start, num.start) is not None:
+            return variant if one else None
+    return None
+
+
+def _other(num: Stated, names: _Names, sentence: tuple[int, int], subject: str | None) -> str | None:
+    """The variant the sentence compares the number's subject with: the nearest name after "than", "vs",
+    "compared to" in its sentence ("3.9x faster than eager", "compared with eager, fused is 3.9x faster")."""
+    best: tuple[int, str] | None = None
+    lo, hi = max(sentence[0], num.start - MAX_SENTENCE // 4), min(sentence[1], num.end + MAX_SENTENCE // 4)
+    i0 = bisect.bisect_left(names.starts, lo)
+    for i in range(i0, bisect.bisect_left(names.starts, hi)):
+        m = names.names[i]
+        if names.after_than[i] and m.variant is not None and m.variant != subject:
+            d = num.start - m.end if m.end <= num.start else m.start - num.end
+            if best is None or d < best[0]:
+                best = (d, m.variant)
+    return best[1] if best else None
+
+
+def _complete(params: dict[str, ParamValue], named: Mapping[str, ParamValue], last: Mapping[str, ParamValue],
+              known: Sequence[Mapping[str, ParamValue]]) -> dict[str, ParamValue]:
+    """A case whose other parameters are left over from an earlier sentence, completed from the measured
+    cases that agree with what this sentence names ("at 4096 columns" in a sweep whose rows shrink as its
+    columns grow), or failing that with the latest mention alone."""
+    if not known or any(dict(k) == params for k in known) or set(named) >= set(params):
+        return params  # measured, or named in full by the sentence (judged by the work model there)
+    for wanted in (named, last):
+        agree = [dict(k) for k in known if all(k.get(p) == v for p, v in wanted.items())]
+        if wanted and agree:
+            return max(agree, key=lambda k: sum(k.get(p) == v for p, v in params.items()))
+    return params
+
+
+class _Cases:
+    """The case mentions of a text ("at 2^22", "fp32", "here"), indexed: the case a number is said of is
+    the fold of every mention before it, kept as a running state from sentence to sentence (numbers are
+    asked in text order), then the few mentions of its own sentence."""
+
+    def __init__(self, cases: list[Mention], text: str, case: Mapping[str, ParamValue]) -> None:
+        self.cases = cases
+        self.starts = [m.start for m in cases]
+        self.text = text
+        self.case = dict(case)
+        # "the same 6.3 MB as bf16 ... runs at": what it is compared with, not where it is
+        self.compared = [_THAN.search(text[max(0, m.start - 20):m.start]) is not None for m in cases]
+        self.contrasts = [m.start() for m in _CLAUSE_CONTRAST.finditer(text)]
+        self._at = 0  # mentions before this index are folded into the state below
+        self._params: dict[str, ParamValue] = dict(case)
+        self._last: Mapping[str, ParamValue] = {}
+
+    def _state_at(self, pos: int) -> tuple[dict[str, ParamValue], Mapping[str, ParamValue]]:
+        """(params, latest mention) after every mention that starts before ``pos`` (a sentence's start)."""
+        if pos < (self.cases[self._at - 1].start if self._at else -1):
+            self._at, self._params, self._last = 0, dict(self.case), {}  # asked out of order: start again
+        while self._at < len(self.cases) and self.cases[self._at].start < pos:
+            m = self.cases[self._at]
+            if m.params is None:
+                self._params = {**self._params, **self.case} if m.keeps is None else {
+                    **self._params, **{k: v for k, v in self.case.items() if k not in m.keeps}}
+            elif not self.compared[self._at]:
+                self._params = {**self._params, **m.params}
+                self._last = m.params
+            self._at += 1
+        return dict(self._params), self._last
+
+    def in_range(self, a: int, b: int) -> range:
+        return range(bisect.bisect_left(self.starts, a), bisect.bisect_left(self.starts, b))
+
+    def params(self, num: Stated, sentence: tuple[int, int],
+               known: Sequence[Mapping[str, ParamValue]]) -> tuple[dict[str, ParamValue], bool]:
+        text, cases = self.text, self.cases
+        params, last = self._state_at(sentence[0])
+        named: dict[str, ParamValue] = {}
+        for i in self.in_range(sentence[0], num.start):
+            m = cases[i]
+            if m.end > num.start:
+                break
+            if m.params is None:  # "here": the cell's case again ("at this size": its size, not its dtype)
+                if m.keeps is None:
+                    params, named = dict(self.case), {}
+                else:
+                    params = {**params, **{k: v for k, v in self.case.items() if k not in m.keeps}}
+                    named = {k: v for k, v in named.items() if k in m.keeps}
+                continue
+            if self.compared[i] and m.end < num.start - 2:
+                continue
+            params.update(m.params)
+            last = m.params
+            named = {**named, **m.params}
+        before_here = bool(self.in_range(sentence[0], num.start))
+        after = self.in_range(num.end, sentence[1])
+        if after:
+            first = after.start
+            m = cases[first]
+            between = text[num.end:m.start]
+            contrast = bisect.bisect_left(self.contrasts, num.end)
+            crossed = contrast < len(self.contrasts) and self.contrasts[contrast] < m.start
+            if (len(between) <= 2 * LOOKBACK and _CASE_TAIL.match(between)) or (not before_here and not crossed):
+                if m.params is None:
+                    params, named = dict(self.case), {}
+                else:  # with the mentions right after it: "at 2^22 fp16"
+                    end = m.start
+                    for n in cases[first:first + 8]:
+                        if not n.params:
+                            continue
+                        if not re.fullmatch(r"[\s,/]*(?:in|and)?[\s,/]*", text[end:n.start]):
+                            break
+                        params.update(n.params)
+                        named.update(n.params)
+                        last, end = n.params, n.end
+        in_sentence = bool(self.in_range(sentence[0], sentence[1]))
+        return _complete(params, named, last, known), in_sentence
+
+
+_CLAUSE_CONTRAST = named('case.contrast', "a case named after a contrast ('; but at 2^22') is not the number's",
+        ('; ', ' but ', ' whereas '),
+        (', ',))(r"[;]|\b(?:but|while|whereas|instead)\b", re.I)
+#: "20 MB at 2^22", "50 TFLOP/s for plain fp32", "90 µs of GPU time at 2^22": a few words, then the case
+_CASE_TAIL = named('case.tail',
+    "a few words between a number and the case after it: '20 MB at 2^22', '90 µs of GPU time at 2^22'",
+        (' at ', ' of GPU time at ', ' for plain '),
+        (' and then at ',))(
+    r"^(?!.*\b(?:and|or|but|as|than|like|vs|versus|while|whereas|against)\b)(?!.*[,;])"
+    r"\s*(?:\(\s*)?(?:[a-zA-Z-]+\s+){0,3}?(?:at|for|in|with|on|of)?\s*(?:[a-zA-Z-]+\s+){0,2}$", re.I
+)
+
+
+def _in_table(num: Stated, cell: Cell, text: str, case: Mapping[str, ParamValue], cases: _Cases,
+              names: _Names, known: Sequence[Mapping[str, ParamValue]]) -> Attributed:
+    """A number in a table cell: the variant its column or row header names, the case its row, column or
+    corner names (else the cell's own text, else the explanation's case)."""
+    spans = [(cell.start, cell.end), *cell.heads]
+    variant = next((m.variant for a, b in spans for m in names.between(a, b)), None)
+    params, named = dict(case), dict[str, ParamValue]()
+    for a, b in reversed(spans):
+        for i in cases.in_range(a, b):
+            m = cases.cases[i]
+            if m.params:
+                params.update(m.params)
+                named.update(m.params)
+    words = " ".join(text[a:b] for a, b in spans)
+    return Attributed(num, Context(variant, _complete(params, named, named, known), words, cell.start,
+                                   bool(named), words, text[cell.start:cell.end], contiguous=False))
+
+
+def _here(text: str) -> list[Mention]:
+    """"here", "in this case": back to the cell's case; "at this size", "this shape": back to its size, the
+    dtype the text named stays."""
+    return [Mention(m.start(), m.end(), variant=None, params=None,
+                    keeps=frozenset({"dtype"}) if re.search(r"size|shape", m.group(0), re.I) else None)
+            for m in _HERE.finditer(text)]
+
+
+@dataclass(frozen=True)
+class Frame:
+    """What the attribution and the conclusion check both read: the lesson's case mentions, the text with
+    them masked, its markdown blocks and its sentences."""
+
+    mentioned: list[Mention]
+    masked: str
+    blocks: list[Block]
+    sentences: list[tuple[int, int]]
+    names: list[Mention]  # where the text names a variant (or all of them: variant None)
+
+
+def frame(text: str, workload: Workload) -> Frame:
+    mentioned = sorted(_lesson_mentions(workload, text), key=lambda m: m.start)
+    masked = _mask(text, mentioned)
+    blks = blocks(masked)
+    # a line of a code block is a sentence of its own (pasted output: one record a line)
+    sentences = _sentences(masked, [m.end() for b in blks if b.kind == "code"
+                                    for m in _NEWLINE.finditer(masked, b.start, b.end)])
+    return Frame(mentioned, masked, blks, sentences, variant_mentions(masked, workload.names_of_variants()))
+
+
+def attribute(text: str, workload: Workload, case: Mapping[str, ParamValue],
+              known: Sequence[Mapping[str, ParamValue]] = (), framed: Frame | None = None) -> list[Attributed]:
+    """Every number of ``text`` (an explanation of ``case``) with what it is said of. ``known``: the cases
+    a reference measured, to complete a case the text names only in part.
+
+    Linear in the length of ``text``: every pattern runs once over the text (the lesson's own case
+    patterns once per piece of at most :data:`MAX_SENTENCE` characters), and each number asks only
+    binary searches and windows of bounded length (:data:`LOOKBACK`, :data:`MAX_SENTENCE`)."""
+    framed = framed or frame(text, workload)
+    mentioned, masked, blks, sentences = framed.mentioned, framed.masked, framed.blocks, framed.sentences
+    # a size inside a formula ("= 8192/6") is masked like any mention but names no case
+    naming = [m for m in mentioned if not _in_formula(text, m)]
+    cases = _Cases(sorted([*naming, *_here(masked)], key=lambda m: m.start), masked, case)
+    sentence_starts = [a for a, _ in sentences]
+    names = _Names(framed.names, masked, sentences, sentence_starts)
+    breaks = list(_CLAUSE_BREAK.finditer(masked))
+    clauses = _spans(_CLAUSE_BREAK, masked)
+    clause_starts = [a for a, _ in clauses]
+    openers = {m.end(): m.group(0) for m in breaks}
+    segments = [m.end() for m in _SEGMENT_BREAK.finditer(masked)]
+    cells = table_cells(masked, blks)
+    cell_starts = [c.start for c in cells]
+    out = []
+    quotes = [(b.start, b.end) for b in blks if b.kind == "quote"]
+    outside = "".join(masked[a:b] for a, b in zip([0, *(e for _, e in quotes)], [*(s for s, _ in quotes), len(masked)],
+                                                  strict=True))
+    if not outside.strip():
+        quotes = []  # the whole answer is a quote: the student's own words, formatted so
+    for num in _with_unitless_cells(extract(masked), masked, cells):
+        if any(a <= num.start < b for a, b in quotes):
+            continue  # a quoted prompt ("> Explain why the 3.9x ..."): the question's numbers, not the answer's
+        i = bisect.bisect_right(cell_starts, num.start) - 1
+        cell = cells[i] if i >= 0 and cells[i].start <= num.start < cells[i].end else None
+        if cell is not None:
+            out.append(_in_table(num, cell, text, case, cases, names, known))
+            continue
+        sentence = _around(sentences, sentence_starts, num.start)
+        clause = _around(clauses, clause_starts, num.start)
+        opener = openers.get(clause[0], "") if clause[0] > sentence[0] else ""
+        clause = (max(clause[0], sentence[0]), min(clause[1], sentence[1]))
+        j = bisect.bisect_right(segments, num.start) - 1
+        segment = segments[j] if j >= 0 and segments[j] > sentence[0] else sentence[0]
+        variant = _variant(num, masked, names, sentence, clause, opener, segment)
+        params, named = cases.params(num, sentence, known)
+        # the words a fact may need ("each", "peak", "L2"): the sentence up to the end of the number's clause
+        out.append(Attributed(num, Context(
+            variant, params, text[sentence[0]:sentence[1]], sentence[0], named, text[sentence[0]:clause[1]],
+            text[clause[0]:clause[1]], _other(num, names, sentence, variant),
+            text[num.end:min(sentence[1], num.end + LOOKBACK)], text[max(clause[0], num.start - LOOKBACK):num.start],
+            variant_in_clause=any(m.variant == variant for m in names.between(clause[0], clause[1])),
+        )))
+    return out
+
+
+_NEWLINE = re.compile("\n")
+_HEAD_UNIT = named('table.head_unit', "the unit a column header names: 'time (µs)', 'traffic [MB]', 'gpu_us', 'GB/s'",
+        ('time (µs)', 'traffic [MB]', 'gpu_us', 'GB/s'),
+        ())(r"\(([^()]{1,12})\)|\[([^\[\]]{1,12})\]|(?:^|[\s_])([^\s_()\[\]]{1,10})\s*$")
+_HEAD_RATIO = named('table.head_ratio', "a column header of ratios: 'speedup', 'ratio', 'x'",
+        ('speedup', 'GPU ratio', 'x'),
+        ('time',))(r"\b(?:speed-?\s?ups?|ratios?|factor)\b|^\s*[x×]\s*$", re.I)
+_BARE = named('table.bare_number', "a cell that is only a number (it takes its column's unit)",
+        ('71.1', ' ~18 ', '4.2e9'),
+        ('71.1 µs', 'eager'))(r"^\s*[~≈]?\s*(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*$")
+
+
+def _head_readings(head: str) -> tuple[str, tuple[Reading, ...]] | None:
+    """The unit a column header names ("time (µs)", "GB/s", "gpu_us", "kernels", "speedup"): (unit, readings
+    of one of it), or None."""
+    if _HEAD_RATIO.search(head):
+        return "x", (Reading("ratio", 1.0),)
+    for m in _HEAD_UNIT.finditer(head):
+        unit = next(g for g in m.groups() if g)
+        got = extract(f"1 {unit.strip()}")
+        if len(got) == 1 and got[0].end == len(unit.strip()) + 2:
+            return got[0].unit, got[0].readings
+    got = extract(f"1 {head.strip()}")
+    if len(got) == 1 and got[0].kind == "launches":
+        return got[0].unit, got[0].readings
+    return None
+
+
+def _with_unitless_cells(found: list[Stated], text: str, cells: list[Cell]) -> list[Stated]:
+    """``found`` and the bare numbers of table cells whose column header names their unit, in text order."""
+    starts = [f.start for f in found]
+    extra = []
+    units: dict[tuple[int, int], tuple[str, tuple[Reading, ...]] | None] = {}
+    for c in cells:
+        m = _BARE.match(text[c.start:c.end])
+        if m is None or c.column_head is None:
+            continue
+        a, b = c.start + m.start(1), c.start + m.end(1)
+        i = bisect.bisect_left(starts, a)
+        if (i < len(found) and found[i].start < b) or (i > 0 and found[i - 1].end > a):
+            continue
+        if c.column_head not in units:
+            units[c.column_head] = _head_readings(text[c.column_head[0]:c.column_head[1]])
+        got = units[c.column_head]
+        if got is None:
+            continue
+        n = float(m.group(1))
+        unit, readings = got
+        extra.append(Stated(m.group(1), a, b, unit, n, tuple(Reading(r.kind, n * r.value) for r in readings),
+                            unitless=True))
+    return sorted([*found, *extra], key=lambda s: s.start) if extra else found
+
+
+def _in_formula(text: str, m: Mention) -> bool:
+    return bool(FORMULA.match(text[m.end:m.end + 8])) or bool(
+        re.search(r"[/÷*·]\s*$", text[max(0, m.start - 3):m.start]))
+
+
+def _lesson_mentions(workload: Workload, text: str) -> list[Mention]:
+    """The lesson's case mentions, read paragraph by paragraph (pieces of at most a few sentences), so a
+    lesson's pattern that is slow on a long run of text ("1,000,000,...") stays linear in the answer."""
+    out: list[Mention] = []
+    at = 0
+    for para in re.finditer(r"\n[ \t]*\n", text):
+        out += _mentions_in(workload, text, at, para.start())
+        at = para.end()
+    return out + _mentions_in(workload, text, at, len(text))
+
+
+def _mentions_in(workload: Workload, text: str, a: int, b: int) -> list[Mention]:
+    out = []
+    for lo, hi in _cap(a, b, text) if b - a > 4 * MAX_SENTENCE else [(a, b)]:
+        out += [dataclasses.replace(m, start=m.start + lo, end=m.end + lo) for m in workload.mentions(text[lo:hi])]
+    return out

@@ -1,0 +1,163 @@
+"""The conclusions an explanation draws in words ("the fused call is slower per call", "eager wins on the
+GPU"), checked against the reference: a conclusion the measurement contradicts costs in the suggested score
+whatever the numbers around it, since it is the misconception a lesson teaches against.
+
+A claim is a comparison word (faster, slower, wins, beats, and their German, Spanish, French and Portuguese
+forms) with its subject (the variant named before it in its clause) and what it is compared with (the
+variant after "than", else the only other variant). It is judged at the explanation cell's case, by the timing
+method its sentence names (or by both when they agree); a sentence that names another case or size, or
+negates the claim, is not judged. Lesson-agnostic: the variants' spellings come from the workload.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ..mentions import Mention
+from ..records import ParamValue, ReferenceRun
+from ..workload import Workload
+from .rules import GPU, WALL, rule
+
+__all__ = ["Conclusion", "conclusions"]
+
+_CLAIM = rule(
+    "conclusion.claim",
+    "a comparison drawn in words: faster, slower, wins, beats, loses, outperforms (and in four more languages)",
+    r"\b(?:(faster|quicker|wins?|beats?|outperforms?|ahead|schneller|más rápid\w*|plus rapides?|mais rápid\w*)|"
+    r"(slower|loses?|behind|langsamer|más lent\w*|plus lents?|mais lent\w*))\b",
+    ("the fused call is slower", "eager wins", "compiled beats eager", "ist schneller", "es más lento"),
+    ("the speedup", "fast enough"),
+)
+_NEGATED = rule(
+    "conclusion.negated",
+    "a negation just before a comparison word: the claim is not made ('is not faster', 'isn't slower')",
+    r"\b(?:not|n't|never|no|nicht|kaum|pas|não|nem)\b[^.;,]{0,20}$|n't\s+[^.;,]{0,12}$",
+    ("is not ", "isn't much ", "ist nicht "),
+    ("is much ",),
+)
+_OTHER_CASE = rule(
+    "conclusion.other_case",
+    "words that put a claim at other sizes than the cell's ('at large sizes', 'for small tensors', 'from 2^26')",
+    r"\b(?:large|larger|big|bigger|small|smaller|tiny|huge|long|short|longer|shorter|sizes?|sweep|until|from|"
+    r"above|below|beyond|up to|once|when|if|would|should|expect\w*|predict\w*)\b|#",
+    ("at large sizes", "for small tensors", "from #### on", "would be faster"),
+    ("the fused call is slower",),
+)
+_THAN = rule(
+    "conclusion.than",
+    "after a comparison word: 'than X', 'over X', 'als X', 'que X' names what the subject is compared with",
+    r"^\s*(?:\w+\s+){0,2}?(?:than|over|to|als|que|de)\s+(?:the\s+|a\s+|an\s+|o\s+|el\s+|la\s+|le\s+|der\s+|die\s+)?$",
+    (" than the ", " than ", " over "),
+    (" because the ",),
+)
+
+
+_AFTER_NUMBER = rule(
+    "conclusion.after_number",
+    "a comparison word right after a number ('4x faster', '3.9 times slower'): the number carries the claim",
+    r"\d(?:[.,]\d+)?\s*(?:x|×|times|fold|-fold|mal|veces|fois|vezes)?\s*(?:\w+\s+)?$",
+    ("about 4x ", "3.9 times ", "4 "),
+    ("the fused call is ",),
+)
+_CLAUSE = rule(
+    "conclusion.clause",
+    "where the clause of a claim begins: its subject is named after this",
+    r"[,;:]|\b(?:so|and|but|while|whereas|because|since)\b",
+    (", so", "; ", " because "),
+    (" the ",),
+)
+
+
+@dataclass(frozen=True)
+class Conclusion:
+    """A claim drawn in words and what the reference says of it."""
+
+    text: str
+    span: tuple[int, int]
+    right: bool
+    reason: str
+
+
+def _median(ref: ReferenceRun, variant: str, params: Mapping[str, ParamValue], method: str) -> float | None:
+    for m in ref.measurements:
+        if m.case.variant == variant and m.method == method and dict(m.case.params) == dict(params):
+            return float(m.stats.median)
+    return None
+
+
+def _family(method: str) -> str:
+    return "wall" if "wall" in method else "gpu" if "gpu" in method else method
+
+
+def conclusions(text: str, masked: str, sentences: list[tuple[int, int]], mentions: list[Mention],
+                workload: Workload, case: Mapping[str, ParamValue], ref: ReferenceRun | None) -> list[Conclusion]:
+    """Every comparison ``text`` draws in words that the reference can check at ``case`` (``masked``: the text
+    with case mentions masked as ``#``; ``sentences``: its sentence spans; ``mentions``: where it names
+    variants)."""
+    if ref is None or not workload.variants:
+        return []
+    names = [m for m in mentions if m.variant is not None]
+    starts = [m.start for m in names]
+    sentence_starts = [a for a, _ in sentences]
+    methods = sorted({m.method for m in ref.measurements})
+    out = []
+    for claim in _CLAIM.finditer(masked):
+        i = bisect.bisect_right(sentence_starts, claim.start()) - 1
+        if i < 0:
+            continue
+        a, b = sentences[i]
+        if _OTHER_CASE.search(masked, a, b) or _NEGATED.search(masked[max(a, claim.start() - 24):claim.start()]):
+            continue
+        if _AFTER_NUMBER.search(masked[max(a, claim.start() - 16):claim.start()]):
+            continue  # "4x faster": a number states it, and the number is judged
+        clause = max((m.end() for m in _CLAUSE.finditer(masked, max(a, claim.start() - 200), claim.start())),
+                     default=a)
+        subject = _subject(names, starts, masked, clause, claim.start())
+        other = _compared(names, starts, masked, claim.end(), b, subject, workload)
+        if subject is None or other is None or subject == other:
+            continue
+        said = [_family(m) for m in methods if _named(masked, a, b, _family(m))]
+        judged = [m for m in methods if not said or _family(m) in said]
+        faster = claim.group(1) is not None
+        verdicts = []
+        for method in judged:
+            s, o = _median(ref, subject, case, method), _median(ref, other, case, method)
+            if s is None or o is None or s == o:
+                continue
+            verdicts.append((method, (s < o) == faster, s, o))
+        if not verdicts or (not said and len({v[1] for v in verdicts}) > 1):
+            continue  # unmeasured, or the methods disagree and the sentence does not say which it means
+        method, right, s, o = verdicts[0]
+        word = "faster" if faster else "slower"
+        reason = (f"'{text[a:b].strip()[:80]}' says {subject} is {word} than {other}; by {method} it "
+                  f"{'is' if right else 'is not'} ({s * 1e3:.3g} µs vs {o * 1e3:.3g} µs)")
+        out.append(Conclusion(text[claim.start():claim.end()], (claim.start(), claim.end()), right, reason))
+    return out
+
+
+def _named(masked: str, a: int, b: int, family: str) -> bool:
+    pattern = WALL if family == "wall" else GPU if family == "gpu" else None
+    return pattern is not None and pattern.search(masked, a, b) is not None
+
+
+def _subject(names: list[Mention], starts: list[int], masked: str, a: int, at: int) -> str | None:
+    """The variant named last before the claim in its sentence, not one after 'than'."""
+    j = bisect.bisect_left(starts, at) - 1
+    while j >= 0 and names[j].start >= a:
+        before = masked[max(a, names[j].start - 12):names[j].start].lower()
+        if not any(w in before for w in ("than ", "over ", " vs", "versus ", "als ", "que ")):
+            return names[j].variant
+        j -= 1
+    return None
+
+
+def _compared(names: list[Mention], starts: list[int], masked: str, at: int, b: int, subject: str | None,
+              workload: Workload) -> str | None:
+    """The variant after 'than' (within a few words), else the only other variant of a two-variant lesson."""
+    j = bisect.bisect_left(starts, at)
+    if j < len(names) and names[j].start < min(b, at + 40) and _THAN.search(masked[at:names[j].start]):
+        return names[j].variant
+    others = [v for v in workload.variants if v != subject]
+    return others[0] if len(others) == 1 else None

@@ -1,0 +1,439 @@
+"""Pre-read a byte-level explanation: find the numbers it states, judge each against the work model and the
+reference *in the context the sentence gives it* (variant, dtype, size), and suggest a score.
+
+The instructor still grades the cell in formgrader; this writes what was found as a comment. A number
+that is right for another variant or case than the one its sentence names ("eager moves 20 MB", where 20 MB
+is the fused traffic) is a misattribution and earns nothing; restating the problem's input sizes is
+recognised but earns nothing on its own, so a wrong conclusion cannot be rescued by quoting them.
+Pure functions: text in, findings out.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from ..records import ExplanationGrade, FoundNumber, ParamValue, ReferenceRun, render_params
+from ..spec import ExplanationSpec, LessonSpec
+from ..workload import Fact
+from .attribution import LOOKBACK, Attributed, Context, attribute, frame
+from .conclusions import conclusions
+from .factbook import Candidate, FactBook, fact_book
+from .normalise import normalise
+from .numbers import Stated
+from .rules import (
+    DIRECTION_FASTER,
+    DIRECTION_SLOWER,
+    EACH,
+    GPU,
+    KERNEL_TIME,
+    PREDICTED,
+    RATIO_TIME,
+    RATIO_TRAFFIC,
+    SPEEDUP_BEFORE,
+    UNCHECKED,
+    WALL,
+    named,
+)
+
+__all__ = ["MAX_READ", "PREREAD", "Fact", "extract_numbers", "grade_explanation", "judge", "suggest"]
+
+# how every pre-read begins: the feedback and formgrader adapters tell a pre-read from other automatic comments by it
+PREREAD = "Autograder pre-read:"
+
+REL_TOL = 0.15
+#: how close a number must be to another case's figure, in a sentence that names no case, to be named that
+#: figure (misattributed) rather than merely wrong: rounding, not a tolerance
+CLOSE = 0.03
+#: the pre-read reads at most this many characters of an answer (about 15,000 words, some 60 times the longest
+#: answer of the corpora): its time is linear in what it reads (benchmarks/preread_speed.py), so this bounds a
+#: hostile submission's cost at a few seconds; what lies beyond is named in the comment, never judged
+MAX_READ = 100_000
+
+
+def extract_numbers(text: str) -> list[FoundNumber]:
+    """Numbers with units (or named as ratios), in base units: bytes, GB/s, ms, launches, ratio, ...
+    Without a lesson, so without context: what the text states, not whether it is right."""
+    from .numbers import extract
+
+    return [FoundNumber(text=s.text, value=s.value, unit=s.unit, kind=s.kind) for s in extract(text)]
+
+
+def _close(s: Stated, f: Fact, rel: float) -> bool:
+    """Within ``rel`` of the fact (a range: overlapping it)."""
+    low, high = f.value * (1 - rel), f.value * (1 + rel)
+    for r in s.readings:
+        if r.kind != f.kind or f.value <= 0:
+            continue
+        if r.kind == "launches":
+            if r.value == f.value:
+                return True
+            continue
+        if s.low is not None and s.high is not None and r is s.readings[0]:
+            if s.low <= high and low <= s.high:
+                return True
+        if low <= r.value <= high:
+            return True
+    return False
+
+
+def _error(s: Stated, f: Fact) -> float:
+    return min((abs(r.value - f.value) / f.value for r in s.readings if r.kind == f.kind), default=1.0)
+
+
+_RATIO_TOPIC = re.compile(f"({RATIO_TIME.pattern})|({RATIO_TRAFFIC.pattern})", re.I)
+_METHOD = re.compile(f"({WALL.pattern})|({GPU.pattern})", re.I)
+
+
+_CONJUNCTION = named('cue.conjunction',
+    "words after a number that start another statement: a cue beyond them is not the number's",
+        (' so ', ' and ', ' because '),
+        (' of ',))(r"\b(?:so|and|which|because|since|then|therefore|thus|hence|while|but|whereas)\b", re.I)
+_STRONG_BREAK = named('cue.strong_break',
+    "a break a cue from an earlier clause does not cross: ';', ', and', 'but', 'however'",
+        ('; ', ', and ', ' but '),
+        (', ',))(r";|,\s*and\b|\b(?:but|while|whereas|however)\b", re.I)
+
+
+class _Index:
+    """Every match of a pattern in the answer, found once (a pass over the text per pattern), so the cues of
+    each number are binary searches: the pre-read stays linear in the answer whatever its numbers."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._found: dict[str, tuple[list[int], list[int], list[re.Match[str]]]] = {}
+
+    def _of(self, pattern: re.Pattern[str] | str) -> tuple[list[int], list[int], list[re.Match[str]]]:
+        key = pattern if isinstance(pattern, str) else pattern.pattern
+        if key not in self._found:
+            compiled = re.compile(pattern, re.I) if isinstance(pattern, str) else pattern
+            ms = list(compiled.finditer(self.text))
+            self._found[key] = ([m.start() for m in ms], [m.end() for m in ms], ms)
+        return self._found[key]
+
+    def last_before(self, pattern: re.Pattern[str] | str, lo: int, at: int) -> re.Match[str] | None:
+        """The last match inside ``[lo, at)``."""
+        starts, ends, ms = self._of(pattern)
+        i = bisect.bisect_right(ends, at) - 1
+        return ms[i] if i >= 0 and starts[i] >= lo else None
+
+    def first_after(self, pattern: re.Pattern[str] | str, at: int, hi: int) -> re.Match[str] | None:
+        """The first match inside ``[at, hi)``."""
+        starts, ends, ms = self._of(pattern)
+        i = bisect.bisect_left(starts, at)
+        return ms[i] if i < len(ms) and ends[i] <= hi else None
+
+    def has(self, pattern: re.Pattern[str] | str, lo: int, hi: int) -> bool:
+        """Whether a match starts inside ``[lo, hi)``."""
+        starts, _, _ = self._of(pattern)
+        i = bisect.bisect_left(starts, lo)
+        return i < len(starts) and starts[i] < hi
+
+
+def _nearest(pattern: re.Pattern[str], ix: _Index, ctx: Context, s: Stated,
+             after_penalty: int = 0) -> re.Match[str] | None:
+    """The match of ``pattern`` nearest the number in its own clause (before it or after it; before wins a
+    tie); failing that, the nearest before the clause in its sentence, back to a strong break ("; ", ", and",
+    "but"). Windows of bounded length; binary searches in ``ix`` (the answer's matches)."""
+    lo, hi = ctx.offset, ctx.offset + len(ctx.clause)
+    own = hi - len(ctx.own_clause) if ctx.own_clause else lo
+    before = ix.last_before(pattern, max(own, s.start - 4 * LOOKBACK), s.start)
+    # after it: up to the next conjunction ("the ratio is 4 so the GPU speedup ...": the speedup is another figure)
+    stop = ix.first_after(_CONJUNCTION, s.end, min(hi, s.end + 2 * LOOKBACK))
+    after = ix.first_after(pattern, s.end, stop.start() if stop else min(hi, s.end + 2 * LOOKBACK))
+    words = [(s.start - before.end(), 0, before)] if before else []
+    words += [(after.start() - s.end + after_penalty, 1, after)] if after else []
+    if words:
+        return min(words, key=lambda w: (w[0], w[1]))[2]
+    floor = max(lo, own - 4 * LOOKBACK)
+    brk = ix.last_before(_STRONG_BREAK, floor, min(s.start, own + 12))
+    if brk is not None and brk.end() > own:
+        return None
+    return ix.last_before(pattern, brk.end() if brk else floor, own)
+
+
+@dataclass(frozen=True)
+class _Cues:
+    """What the sentence says a number is: its timing method (wall / gpu), whether a ratio is of time or of
+    bytes, which side of a comparison is faster, and whether it is one kernel's."""
+
+    method: str | None
+    topic: str | None  # "time" or "traffic" (for a ratio)
+    faster: bool | None  # the subject is the faster (smaller) side: True; the slower: False
+    per_kernel: bool
+    unchecked: bool
+
+    @staticmethod
+    def of(ctx: Context, s: Stated, ix: _Index) -> _Cues:
+        if not ctx.contiguous:  # a table cell: its words and its headers', read as a text of their own
+            ix = _Index(ctx.clause)
+            s = dataclasses.replace(s, start=s.start - ctx.offset, end=s.end - ctx.offset)
+            ctx = dataclasses.replace(ctx, offset=0)
+        lo, hi = ctx.offset, ctx.offset + len(ctx.clause)
+        own = hi - len(ctx.own_clause) if ctx.own_clause else lo
+        m = _nearest(_METHOD, ix, ctx, s, after_penalty=8)  # "in GPU time was 3.9x and in wall time 1x"
+        method = None if m is None else ("wall" if m.group(1) else "gpu")
+        if KERNEL_TIME.search(ctx.after[:24]) or KERNEL_TIME.search(ctx.before):
+            method = "gpu"
+        t = _nearest(_RATIO_TOPIC, ix, ctx, s)
+        topic = None if t is None else ("time" if t.group(1) else "traffic")
+        if ix.has(PREDICTED, lo, hi):
+            topic = None
+        faster = True if DIRECTION_FASTER.search(ctx.after) or SPEEDUP_BEFORE.search(ctx.before) else (
+            False if DIRECTION_SLOWER.search(ctx.after) else None)
+        return _Cues(method, topic, faster, ix.has(EACH, own, hi), ix.has(UNCHECKED, lo, hi))
+
+
+def _family(method: str | None) -> str | None:
+    """The timing method's family as sentences name it (the framework's method names)."""
+    if method is None:
+        return None
+    return "wall" if "wall" in method else "gpu" if "gpu" in method else method
+
+
+def _why_not(c: Candidate, ctx: Context, cues: _Cues) -> str | None:
+    """Why a fact of this case is not what the sentence says the number is (None: it is): another timing
+    method, a ratio of the other statistic, the comparison the other way round, one kernel's not the total."""
+    f = c.fact
+    if cues.method and _family(f.method) not in (None, cues.method):
+        return f"the {_family(f.method)} figure, not the {cues.method} one"
+    if f.kind == "ratio" and cues.topic is not None:
+        if f.topic == "traffic" and cues.topic == "time":
+            return "the traffic ratio, not a speedup"
+        if f.topic == "speedup" and cues.topic == "traffic":
+            return "a speedup, not the traffic ratio"
+    if f.kind == "ratio" and f.ratio_of is not None and cues.faster is not None:
+        slow, fast = f.ratio_of
+        subject_side, other_side = (fast, slow) if cues.faster else (slow, fast)
+        if (ctx.variant is not None and ctx.variant_in_clause and ctx.variant != subject_side) or (
+                ctx.other is not None and ctx.other != other_side):
+            return "the comparison the other way round"
+    if f.per_kernel and not cues.per_kernel:
+        return "one kernel's figure, not the whole call's"
+    return None
+
+
+def _unanchored(c: Candidate, ctx: Context, cues: _Cues, asked: frozenset[frozenset[str]]) -> bool:
+    """A ratio of two measured times that no quantity of the lesson compares (``asked``: the pairs it does),
+    said of neither time nor a variant of the pair: a sweep holds so many ratios that closeness alone would
+    credit almost any number; it is not credited."""
+    f = c.fact
+    if f.kind != "ratio" or f.topic != "speedup" or c.asked or c.cue or (c.compares or frozenset()) in asked:
+        return False
+    named = {v for v in (ctx.variant, ctx.other) if v is not None}
+    return cues.topic != "time" and cues.method is None and not (named & set(c.compares or ()))
+
+
+def _best(s: Stated, cands: Iterable[Candidate], rel: float) -> Candidate | None:
+    ok = [c for c in cands if _close(s, c.fact, rel)]
+    # a derived fact before a restated input of the same value; then the closest
+    return min(ok, key=lambda c: (c.fact.given, _error(s, c.fact))) if ok else None
+
+
+class _CueCache:
+    """Which cues a number's sentence (up to the end of its clause) has, each looked up once (a case has
+    hundreds of facts and a handful of cues)."""
+
+    def __init__(self, ctx: Context, ix: _Index) -> None:
+        self.ctx, self.ix = ctx, ix
+        self.seen: dict[str, bool] = {}
+
+    def __call__(self, c: Candidate) -> bool:
+        if c.cue is None or c.fact.per_kernel:
+            return True
+        if c.cue not in self.seen:
+            ctx = self.ctx
+            self.seen[c.cue] = (self.ix.has(c.cue, ctx.offset, ctx.offset + len(ctx.clause)) if ctx.contiguous
+                                else re.search(c.cue, ctx.clause, re.I) is not None)
+        return self.seen[c.cue]
+
+
+def _about(ctx: Context, variant_named: bool) -> str:
+    where = render_params(dict(ctx.params), short=False, sep=" ")
+    return f"{ctx.variant} at {where}" if variant_named and ctx.variant else where
+
+
+def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _Index | None = None) -> FoundNumber:
+    """One number's verdict: a fact of what its sentence names (match / given), a fact of something else
+    (misattributed: another variant, case, timing method, statistic or direction), or nothing the model or
+    the reference knows (unmatched; unchecked where the sentence speaks of what the reference does not
+    measure, CPU dispatch per launch)."""
+    s, ctx = a.stated, a.context
+    ix = ix if ix is not None else _Index(text)
+    cued = _CueCache(ctx, ix)
+    cues = _Cues.of(ctx, s, ix)
+    kinds = {r.kind for r in s.readings}
+    here = [c for k in kinds for c in book.of_kind(ctx.params, k) if cued(c)]
+    of_variant = [
+        c for c in here
+        if ctx.variant is None
+        or (c.fact.variant in (None, ctx.variant) and (c.compares is None or ctx.variant in c.compares))
+    ]
+    asked = book.compared_pairs()
+    fits = [c for c in of_variant if _why_not(c, ctx, cues) is None and not _unanchored(c, ctx, cues, asked)]
+    shown = text[s.start:s.end]
+    base = FoundNumber(text=shown, value=s.value, unit=s.unit, kind=s.kind, about=_about(ctx, True),
+                       span=(s.start, s.end))
+    hit = _best(s, fits, rel)
+    if hit is not None:
+        verdict = "given" if hit.fact.given else "match"
+        return base.model_copy(update={"matches": hit.fact.label, "verdict": verdict, "of": hit.fact.variant})
+    # another method's, statistic's or direction's figure of what the sentence names: a misattribution
+    fitting = {id(c) for c in fits}
+    wrong_kind = [c for c in of_variant if id(c) not in fitting and not _unanchored(c, ctx, cues, asked)]
+    other = _best(s, [c for c in wrong_kind if not c.fact.given and not c.fact.per_kernel], rel)
+    if other is not None:
+        why = _why_not(other, ctx, cues) or ""
+        return base.model_copy(update={"verdict": "misattributed", "actually": f"{other.fact.label} ({why})"})
+    # another variant's figure in a sentence that names this one, or another case's (one parameter away) in
+    # a sentence that names a case: a misattribution. A figure nobody's in particular is just wrong; ratios are
+    # so dense across a sweep that only another pair at this case counts.
+    variant_ok = {id(c) for c in of_variant}
+    elsewhere: list[Candidate] = [c for c in here if id(c) not in variant_ok] if ctx.variant is not None else []
+    if ctx.named_case and s.kind != "ratio":
+        for params in _neighbours(book, ctx.params):
+            elsewhere += [c for k in kinds for c in book.of_kind(params, k) if cued(c)]
+    elsewhere = [c for c in elsewhere if not _unanchored(c, ctx, cues, asked)]
+    other = _best(s, [c for c in elsewhere if not c.fact.given], rel)
+    if other is not None:
+        return base.model_copy(update={"verdict": "misattributed", "actually": other.fact.label})
+    # the named variant's own figure at another measured case the sentence does not name ("On the single row
+    # compiled takes 41 µs": its 4096 x 4096 time), only when it is that figure to within a few per cent
+    if ctx.variant is not None and s.kind not in ("ratio", "launches"):
+        far = [c for params in book.known_cases() if dict(params) != dict(ctx.params)
+               for k in kinds for c in book.of_kind(params, k)
+               if c.fact.variant == ctx.variant and not c.fact.given and cued(c)]
+        other = _best(s, far, CLOSE)
+        if other is not None:
+            return base.model_copy(update={"verdict": "misattributed", "actually": other.fact.label})
+    per_kernel = _best(s, [c for c in wrong_kind if c.fact.per_kernel], rel)
+    if per_kernel is not None:
+        why = "one kernel's figure, not the whole call's"
+        return base.model_copy(update={"verdict": "misattributed", "actually": f"{per_kernel.fact.label} ({why})"})
+    # an input's size at another case the sentence names is still only a restated input
+    given = _best(s, [c for c in elsewhere if c.fact.given], rel)
+    if given is not None:
+        return base.model_copy(update={"matches": given.fact.label, "verdict": "given"})
+    if cues.unchecked and s.kind == "time":
+        return base.model_copy(update={"verdict": "unchecked"})
+    return base
+
+
+def _back(f: FoundNumber, original: str, origin: list[int]) -> FoundNumber:
+    """A finding in the normalised text, pointed back at what the student wrote."""
+    if f.span is None:
+        return f
+    # up to where the next character of the normalised text came from ("\SI{71.1}{\micro\second}" whole)
+    a, b = origin[f.span[0]], max(origin[max(f.span[0], f.span[1] - 1)] + 1, origin[f.span[1]])
+    while b > a + 1 and original[b - 1].isspace():
+        b -= 1
+    return f.model_copy(update={"span": (a, b), "text": original[a:b]})
+
+
+def _neighbours(book: FactBook, params: Mapping[str, ParamValue]) -> list[dict[str, ParamValue]]:
+    """The measured cases one parameter away from ``params`` (another size, or another dtype)."""
+    return [k for k in book.known_cases() if sum(k.get(p) != v for p, v in params.items()) == 1]
+
+
+def missing_parts(text: str, found: list[FoundNumber], ex: ExplanationSpec) -> list[str]:
+    """What the cell asks (its ``parts``) that the answer leaves out: no word of the part and no right figure
+    of its kinds."""
+    credited = {f.kind for f in found if f.verdict == "match"}
+    return [p.asks for p in ex.parts
+            if not any(re.search(w, text, re.I) for w in p.words) and not credited & set(p.kinds)]
+
+
+def suggest(found: list[FoundNumber], wrong_conclusions: int = 0, missing: int = 0) -> tuple[float, int]:
+    """(suggested fraction, distinct derived facts). Each distinct fact of the model or reference stated
+    right is worth a quarter after the first (one right: half credit; three: full); a misattributed or
+    unmatched number takes a quarter back and full credit needs none of them; input sizes count nothing.
+    A conclusion drawn in words that the reference contradicts ("the fused call is faster per call" where it
+    is slower) costs like a wrong number and caps the suggestion at half: right figures around a wrong
+    conclusion are not a right explanation. Each part of the asked explanation left out (``missing``) costs
+    a quarter, and full credit needs none."""
+    derived = {f.matches for f in found if f.verdict == "match"}
+    bad = sum(f.verdict in ("misattributed", "unmatched") for f in found) + wrong_conclusions + missing
+    if not derived:
+        return 0.0, 0
+    fraction = min(1.0, 0.25 + 0.25 * len(derived)) - 0.25 * bad
+    if bad:
+        fraction = min(fraction, 0.75)
+    if wrong_conclusions:
+        fraction = min(fraction, 0.5)
+    return max(0.25, fraction), len(derived)
+
+
+def _describe(f: FoundNumber) -> str:
+    if f.verdict == "match":
+        return f"{f.text} (= {f.matches} ✓)"
+    if f.verdict == "given":
+        return f"{f.text} (= {f.matches}: restates the problem)"
+    if f.verdict == "misattributed":
+        return f"{f.text} (said of {f.about}, but it is {f.actually} ✗)"
+    return f"{f.text} (no match in the model or the reference for {f.about})"
+
+
+def grade_explanation(
+    text: str, spec: LessonSpec, ex: ExplanationSpec, ref: ReferenceRun | None, rel_tol: float = REL_TOL
+) -> ExplanationGrade:
+    """Find the numbers, judge each in its sentence's context, suggest a score and write the comment."""
+    book = fact_book(spec, ex, ref)
+    case: dict[str, ParamValue] = dict(ex.case)
+    whole = len(text)
+    if whole > MAX_READ:
+        cut = text.rfind(" ", MAX_READ - 200, MAX_READ)
+        text = text[:cut if cut > 0 else MAX_READ]
+    original = text
+    text, origin = normalise(text)
+    ix = _Index(text)
+    framed = frame(text, spec.workload)
+    found = [_back(judge(a, book, text, rel_tol, ix), original, origin)
+             for a in attribute(text, spec.workload, case, book.known_cases(), framed)]
+    drawn = conclusions(text, framed.masked, framed.sentences, framed.names, spec.workload, case, ref)
+    wrong = [c for c in drawn if not c.right]
+    text = original
+    missing = missing_parts(text, found, ex)
+    fraction, derived = suggest(found, len(wrong), len(missing))
+    flags: list[str] = []
+    stripped = text.strip()
+    if not stripped or stripped == "YOUR ANSWER HERE":
+        flags.append("blank")
+        comment = f"{PREREAD} no answer written."
+    elif not found:
+        flags.append("no_numbers")
+        comment = (
+            f"{PREREAD} no numbers with units (bytes, GB/s, µs/ms, kernels, ×) found — "
+            "the explanation is in adjectives, not bytes and launches."
+        )
+    else:
+        if not derived:
+            flags.append("input_sizes_only" if any(f.verdict == "given" for f in found) else "numbers_unmatched")
+        if any(f.verdict == "misattributed" for f in found):
+            flags.append("misattributed")
+        if wrong:
+            flags.append("wrong_conclusion")
+        if missing:
+            flags.append("missing_part")
+        comment = (
+            f"{PREREAD} found {len(found)} number(s), {derived} distinct fact(s) of the work model "
+            f"or reference stated right: " + "; ".join(_describe(f) for f in found) + "."
+            + "".join(f" Wrong conclusion: {c.reason} ✗." for c in wrong)
+            + (f" Missing from the asked explanation: {'; '.join(missing)} ✗." if missing else "")
+            + f" Suggested {fraction * ex.points:.2f}/{ex.points:g}"
+            + (" (at most half: a wrong conclusion)." if wrong and derived else ".")
+        )
+    if whole > len(text):
+        flags.append("truncated")
+        comment += f" (Read the first {len(text):,} of {whole:,} characters; the rest was not pre-read.)"
+    return ExplanationGrade(
+        grade_id=ex.grade_id,
+        found=found,
+        matched=derived,
+        suggested_fraction=fraction,
+        max_points=ex.points,
+        comment=comment,
+        flags=flags,
+    )

@@ -1,0 +1,313 @@
+"""Every number a correct explanation may state about one case: the lesson's work model, its inputs, and
+what the reference measured there (times, achieved bandwidth and FLOP rate, fractions of the peak, ratios of
+two variants' times), plus the device's own figures. Built once per (lesson, cell, reference) and per case
+asked for: grading ten thousand explanations must not rebuild it ten thousand times."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from ..errors import LessonSpecError
+from ..kinds import kind_of
+from ..mentions import DTYPE_BYTES, DTYPE_WORDS
+from ..records import ParamValue, ReferenceRun, render_params
+from ..spec import ExplanationSpec, LessonSpec
+from ..workload import Fact, Work
+
+__all__ = ["Candidate", "FactBook", "WorkModelError", "check_work_model", "fact_book", "work_model_problems"]
+
+
+class WorkModelError(LessonSpecError):
+    """A lesson's work model (``workload.py``: ``work``, ``facts``, ``input_bytes``) fails at a case the
+    lesson itself measures or asks about: a bug of the lesson, reported in one line, never hidden."""
+
+
+def _model_at(
+    spec: LessonSpec, params: Mapping[str, ParamValue]
+) -> tuple[list[Fact], dict[str, Work], list[tuple[str, int]]]:
+    wl = spec.workload
+    return list(wl.facts(params)), {v: wl.work(v, params) for v in wl.variants}, list(wl.input_bytes(params))
+
+
+def _lesson_cases(spec: LessonSpec) -> list[dict[str, ParamValue]]:
+    """Every case the lesson measures on any device kind, and every explanation cell's case."""
+    seen: dict[tuple[tuple[str, ParamValue], ...], dict[str, ParamValue]] = {}
+    for kind in spec.sweep:
+        for c in spec.cases(kind):
+            seen.setdefault(_key(c.params), dict(c.params))
+    for ex in spec.explanations:
+        seen.setdefault(_key(ex.case), dict(ex.case))
+    return list(seen.values())
+
+
+def work_model_problems(spec: LessonSpec) -> list[str]:
+    """One line per case of the lesson where its work model raises (``autograder lint`` reports them)."""
+    out = []
+    for params in _lesson_cases(spec):
+        try:
+            _model_at(spec, params)
+        except Exception as exc:
+            where = render_params(params, short=False, sep=" ")
+            out.append(f"work model fails at {where}: {type(exc).__name__}: {exc}")
+    return out
+
+
+def check_work_model(spec: LessonSpec) -> None:
+    """Raise :class:`WorkModelError` (the first failing case) if the work model fails at a case of the lesson."""
+    problems = work_model_problems(spec)
+    if problems:
+        raise WorkModelError(f"lesson {spec.id}: {problems[0]}")
+
+
+#: a per-kernel figure counts only where the sentence speaks per kernel ("each eager kernel moves 20 MB")
+EACH = r"\b(?:each|every|per (?:kernel|launch|pass|op(?:eration)?)|one of)\b"
+#: the L2 size only where the sentence speaks of the cache (else 64 MB of traffic would "match" a 60 MB L2)
+CACHE = r"\b(?:l2|cache[sd]?)\b"
+
+
+#: a device's ceiling only where the sentence speaks of one (else "this kernel runs at 4 TB/s" would match it)
+CEILING = (r"\b(?:roofline|peak|copy|ceiling|theoretical|spec|hbm|limit|max(?:imum)?|ridge|balance|knee|machine)\b"
+           r"|(?:%|per\s?cent) of")
+
+#: a share of the copy roofline, or of the matmul peak, only where the sentence says which
+COPY = r"\b(?:copy|bandwidth|roofline|memory|hbm|[gt]b/s)"
+COMPUTE = r"\b(?:peak|tensor|compute|matmul|mma)|flop"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A fact, the words its sentence must use for the fact to be what it means (``cue``, a regular
+    expression; None: any sentence), and the variants a ratio compares (a ratio of eager to compiled is
+    not something a third variant is "2.4x faster" by)."""
+
+    fact: Fact
+    cue: str | None = None
+    compares: frozenset[str] | None = None
+    #: a value of a quantity the lesson asks for (a headline figure a sentence may quote without naming it)
+    asked: bool = False
+
+
+def _key(params: Mapping[str, ParamValue]) -> tuple[tuple[str, ParamValue], ...]:
+    return tuple(sorted(params.items()))
+
+
+@dataclass
+class FactBook:
+    spec: LessonSpec
+    case: dict[str, ParamValue]
+    ref: ReferenceRun | None
+    _at: dict[tuple[tuple[str, ParamValue], ...], list[Candidate]] = field(default_factory=dict)
+    _device_facts: tuple[Fact, ...] | None = None
+    _known: list[dict[str, ParamValue]] | None = None
+    _pairs: frozenset[frozenset[str]] | None = None
+    _by_kind: dict[tuple[tuple[tuple[str, ParamValue], ...], str], list[Candidate]] = field(default_factory=dict)
+
+    def at(self, params: Mapping[str, ParamValue]) -> list[Candidate]:
+        """The facts of the case ``params`` (empty if the workload has no model there)."""
+        key = _key(params)
+        if key not in self._at:
+            self._at[key] = self._build(dict(params))
+        return self._at[key]
+
+    def of_kind(self, params: Mapping[str, ParamValue], kind: str) -> list[Candidate]:
+        """The facts of one kind at ``params`` (indexed: a number asks only for its own kinds)."""
+        key = (_key(params), kind)
+        if key not in self._by_kind:
+            self._by_kind[key] = [c for c in self.at(params) if c.fact.kind == kind]
+        return self._by_kind[key]
+
+    def compared_pairs(self) -> frozenset[frozenset[str]]:
+        """The pairs of variants the lesson's quantities compare (a speedup of them is a figure it asks about)."""
+        if self._pairs is None:
+            pairs = set()
+            for q in self.spec.quantities:
+                try:
+                    cases = kind_of(q).cases(q)
+                except Exception:
+                    continue
+                variants = frozenset(c.variant for c in cases)
+                if len(variants) == 2:
+                    pairs.add(variants)
+            self._pairs = frozenset(pairs)
+        return self._pairs
+
+    def known_cases(self) -> list[dict[str, ParamValue]]:
+        """The cell's case and every case the reference measured: where a misplaced number may belong."""
+        if self._known is None:
+            seen = {_key(self.case): self.case}
+            for m in self.ref.measurements if self.ref else []:
+                seen.setdefault(_key(m.case.params), dict(m.case.params))
+            self._known = list(seen.values())
+        return self._known
+
+    # ------------------------------------------------------------------ building
+    def _build(self, params: dict[str, ParamValue]) -> list[Candidate]:
+        wl = self.spec.workload
+        where = render_params(params, short=False, sep=" ")
+        try:
+            model, works, inputs = _model_at(self.spec, params)
+        except Exception as exc:
+            if any(_key(k) == _key(params) for k in self.known_cases()):
+                raise WorkModelError(
+                    f"lesson {self.spec.id}: work model fails at {where}: {type(exc).__name__}: {exc}"
+                ) from exc
+            return []  # a case only the text names (a size or dtype the lesson has not): nothing to match
+        model = [_typed_model_fact(f, works) for f in model]
+        out = [Candidate(f) for f in model]
+        have = {(f.kind, f.variant) for f in model}
+        for v, w in works.items():  # FLOPs and intensity, where the lesson's own facts leave them out
+            if w.flops and ("flops", v) not in have:
+                out.append(Candidate(Fact("flops", w.flops, f"{v} FLOPs for {where}", v, params)))
+            if w.flops and ("intensity", v) not in have:
+                out.append(Candidate(Fact("intensity", w.intensity, f"{v} arithmetic intensity", v, params)))
+        for v, w in works.items():
+            if w.launches > 1:
+                out.append(Candidate(Fact("bytes", w.bytes_moved / w.launches, f"{v} bytes per kernel for {where}",
+                                          v, params, topic="traffic", per_kernel=True), cue=EACH))
+        for name, size in inputs:
+            out.append(Candidate(Fact("bytes", size, f"{name} for {where} (an input)", None, params, given=True,
+                                      topic="input")))
+        for i, c in enumerate(out):
+            if c.fact.kind == "ratio" and c.fact.variant is None and c.compares is None:
+                # the model's own ratios compare the variants
+                out[i] = Candidate(c.fact, c.cue, frozenset(c.fact.ratio_of or wl.variants))
+        dtype = params.get("dtype")
+        if isinstance(dtype, str) and dtype in DTYPE_BYTES:
+            out.append(Candidate(Fact("bytes", DTYPE_BYTES[dtype], f"one {dtype} element", None, params, given=True,
+                                      topic="input")))
+        measured = self._measured(params)
+        # what the reference counted overrides what the model predicts ("torch.compile launches 1 kernel" is
+        # the model's count; the profiler saw 5 at one long row): the model's figure is dropped there
+        counted = {c.fact.variant for c in measured if c.fact.kind == "launches" and c.fact.variant}
+        out = [c for c in out if not (c.fact.kind == "launches" and c.fact.variant in counted)]
+        out += measured
+        out += [Candidate(f, CACHE if f.topic == "cache" else CEILING) for f in self._device()]
+        return out
+
+    def _measured(self, params: dict[str, ParamValue]) -> list[Candidate]:
+        ref = self.ref
+        if ref is None:
+            return []
+        dev = ref.device.name
+        # this case, and the same case in other dtypes (for "fp16 is 2x faster than fp32 at this size")
+        rest = {k: v for k, v in params.items() if k != "dtype"}
+        peers = [m for m in ref.measurements if {k: v for k, v in m.case.params.items() if k != "dtype"} == rest]
+        here = [m for m in peers if dict(m.case.params) == params]
+        peaks = getattr(ref.device, "peaks", None) or {}
+        peak = peaks.get(f"matmul_tflops:{params.get('dtype')}")
+        out: list[Candidate] = []
+        for m in here:
+            v, what = m.case.variant, f"{dev} {m.case.key} {m.method}"
+            st = m.stats
+            out += [
+                Candidate(Fact("time", st.median, f"{what} time", v, params, method=m.method)),
+                Candidate(Fact("bandwidth", m.achieved_gbps, f"{what} achieved bandwidth", v, params,
+                               method=m.method)),
+            ]
+            if ref.device.copy_gbps:
+                out.append(Candidate(Fact("fraction", m.achieved_gbps / ref.device.copy_gbps,
+                                          f"{what} share of the copy roofline", v, params, topic="share",
+                                          method=m.method), COPY))
+            if m.flops:
+                out.append(Candidate(Fact("flop_rate", m.achieved_tflops, f"{what} TFLOP/s", v, params,
+                                          method=m.method)))
+                if peak:
+                    out.append(Candidate(Fact("fraction", m.achieved_tflops / peak, f"{what} share of the matmul peak",
+                                              v, params, topic="share", method=m.method), COMPUTE))
+        for a in here:
+            for b in peers:
+                if a is b or a.method != b.method or b.stats.median <= 0:
+                    continue
+                across = a.case.params != b.case.params
+                if across and a.case.variant != b.case.variant:
+                    continue
+                for x, y in ((a, b), (b, a)):
+                    # a ratio across dtypes only where the sentence names a dtype
+                    pair = None if across else (x.case.variant, y.case.variant)
+                    out.append(Candidate(Fact("ratio", x.stats.median / y.stats.median,
+                                              f"{dev} {a.method} time {x.case.key} ÷ {y.case.key}", None, params,
+                                              topic="speedup", method=a.method, ratio_of=pair),
+                                         DTYPE_WORDS if across else None,
+                                         frozenset({x.case.variant, y.case.variant})))
+        for f, compares in self._quantities():
+            if f.params is not None and dict(f.params) == params:
+                out.append(Candidate(f, compares=compares, asked=True))
+        return out
+
+    def _quantities(self) -> list[tuple[Fact, frozenset[str] | None]]:
+        """The reference's value of every quantity, said of its case (its variant, when it has one), and
+        the variants it compares."""
+        if self.ref is None:
+            return []
+        out = []
+        for q in self.spec.quantities:
+            got = self.ref.quantities.get(q.id)
+            kind = kind_of(q)
+            if got is None or isinstance(got.value, (str, bool)) or not kind.fact_kind:
+                continue
+            value = got.value
+            cases = kind.cases(q)
+            shared = [dict(c.params) for c in cases]
+            params = shared[0] if shared and all(p == shared[0] for p in shared) else None
+            variant = cases[0].variant if len(cases) == 1 else None
+            compares = frozenset(c.variant for c in cases) if len(cases) > 1 else None
+            topic = {"ratio": "speedup", "fraction": "share"}.get(kind.fact_kind)
+            pair = (cases[0].variant, cases[1].variant) if (
+                len(cases) == 2 and cases[0].params == cases[1].params and cases[0].variant != cases[1].variant
+            ) else None
+            out.append((Fact(kind.fact_kind, float(value), f"{self.ref.device.name} reference {q.id}", variant, params,
+                             topic=topic, method=q.method, ratio_of=pair), compares))
+        return out
+
+    def _device(self) -> tuple[Fact, ...]:
+        if self._device_facts is None:
+            self._device_facts = self._device_build()
+        return self._device_facts
+
+    def _device_build(self) -> tuple[Fact, ...]:
+        ref = self.ref
+        if ref is None:
+            return ()
+        dev = ref.device
+        out = [Fact("bandwidth", dev.copy_gbps, f"{dev.name} copy roofline", topic="ceiling")]
+        if dev.l2_bytes:
+            out.append(Fact("bytes", dev.l2_bytes, f"{dev.name} L2 cache", topic="cache"))
+        for key, peak in sorted((getattr(dev, "peaks", None) or {}).items()):
+            if key.startswith("matmul_tflops:"):
+                out.append(Fact("flop_rate", peak, f"{dev.name} matmul peak ({key.split(':', 1)[1]})", topic="ceiling"))
+        for key, peak in sorted((getattr(dev, "peaks", None) or {}).items()):
+            if key.startswith("matmul_tflops:") and dev.copy_gbps:
+                out.append(Fact("intensity", peak * 1e3 / dev.copy_gbps,
+                                f"{dev.name} ridge point ({key.split(':', 1)[1]} peak ÷ copy roofline)",
+                                topic="ceiling"))
+        out += [f for f, _ in self._quantities() if f.params is None]
+        return tuple(out)
+
+
+def _typed_model_fact(f: Fact, works: Mapping[str, Work]) -> Fact:
+    """A lesson's own fact with the typed fields it leaves out: bytes of a variant and the model's ratios are
+    traffic (the work model knows no time); a ratio's two variants are the pair whose bytes it divides."""
+    topic = f.topic
+    if topic is None and f.kind in ("bytes", "ratio"):
+        topic = "input" if f.given else "traffic"
+    pair = f.ratio_of
+    if pair is None and f.kind == "ratio" and f.variant is None:
+        pair = next(((a, b) for a in works for b in works if a != b and works[b].bytes_moved
+                     and abs(works[a].bytes_moved / works[b].bytes_moved - f.value) <= 1e-9 * max(1.0, f.value)), None)
+    return dataclasses.replace(f, topic=topic, ratio_of=pair)
+
+
+_BOOKS: dict[tuple[int, str, int], FactBook] = {}
+
+
+def fact_book(spec: LessonSpec, ex: ExplanationSpec, ref: ReferenceRun | None) -> FactBook:
+    """The book of one explanation cell against one reference, reused while both live."""
+    key = (id(spec), ex.grade_id, id(ref))
+    book = _BOOKS.get(key)
+    if book is None or book.spec is not spec or book.ref is not ref:
+        if len(_BOOKS) > 64:
+            _BOOKS.clear()
+        book = _BOOKS[key] = FactBook(spec, dict(ex.case), ref)
+    return book

@@ -1,0 +1,169 @@
+"""Spellings of numbers that are not plain text, rewritten to the plain form the number rules read, with a map
+back to where each character came from (so every finding still points at what the student wrote).
+
+LaTeX (``$3.9\\times$``, ``$268\\,\\text{MB}$``, ``\\SI{71.1}{\\micro\\second}``, ``$4 \\cdot 10^{9}$``), decimal
+commas (``3,9x``, ``71,1 µs``; ``1,365`` stays one thousand three hundred and sixty-five), digit groups
+separated by thin or no-break spaces or apostrophes (``268 435 456``, ``268'435'456``) and superscript
+exponents (``10⁹``, ``2²⁴``). Each rewrite is a named rule of :mod:`.rules` with its own examples.
+Pure functions; linear in the text (one pass per rule).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from .rules import rule
+
+__all__ = ["normalise"]
+
+_SUPERSCRIPT = {"⁰": "0", "¹": "1", "²": "2", "³": "3", "⁴": "4", "⁵": "5", "⁶": "6", "⁷": "7", "⁸": "8", "⁹": "9"}
+
+_LATEX_COMMAND = rule(
+    "format.latex_command",
+    "a LaTeX command a student writes around a number: \\times, \\cdot, \\approx, \\sim, \\mu, \\%, spaces",
+    r"\\(?:times|cdot|approx|sim|mu|micro|%|,|;|!|:| |quad|qquad|left|right|mathrm|text|textrm|mathit|rm|"
+    r"second|byte|giga|mega|kilo|tera|per)(?![A-Za-z])",
+    ("$3.9\\times$", "$268\\,\\text{MB}$", "\\approx 4", "71\\ \\mu s", "90\\%"),
+    ("3.9x", "\\alpha"),
+)
+_LATEX_SI = rule(
+    "format.latex_si",
+    "siunitx's \\SI{number}{unit} and \\num{number}: the number and its unit",
+    r"\\(?:SI|qty)\{([^{}]*)\}\{([^{}]*)\}|\\num\{([^{}]*)\}",
+    ("\\SI{268}{MB}", "\\qty{71.1}{\\micro\\second}", "\\num{4.2e9}"),
+    ("\\text{MB}",),
+)
+_LATEX_BRACES = rule(
+    "format.latex_braces",
+    "math delimiters and braces ($, $$, \\( \\), \\[ \\], ^{24}, \\frac{a}{b}) that wrap a number or a unit",
+    r"\$\$?|\\[()\[\]]|\\[dt]?frac(?=\{)|[{}]",
+    ("$2^{24}$", "\\(4\\times\\)", "\\frac{71.1}{18.4}"),
+    ("2^24", "4x"),
+)
+_DECIMAL_COMMA = rule(
+    "format.decimal_comma",
+    "a decimal comma: one or two digits after the comma ('3,9x', '71,1 µs'), never three ('1,365' is a thousand "
+    "and more) nor in a list of numbers ('1,2,3')",
+    r"(?<![\d,.])\d+(,)\d{1,2}(?![\d])(?![,.]\d)",
+    ("3,9x", "71,1 µs", "0,84", "4,18 TB/s"),
+    ("1,365 FLOP/B", "1,048,576", "1,2,3"),
+)
+_DIGIT_GROUPS = rule(
+    "format.digit_groups",
+    "digit groups separated by a thin, narrow or no-break space or an apostrophe ('268 435 456', '268'435'456')",
+    r"(?<=\d)[\u00a0\u202f\u2009'’](?=\d{3}(?!\d))",
+    ("268\u202f435\u202f456", "268'435'456", "3\u00a0777"),
+    ("268 MB", "it's 4"),
+)
+_SUPERSCRIPTS = rule(
+    "format.superscript",
+    "superscript digits of an exponent ('10⁹', '2²⁴', '4096²'): written as ^ and digits",
+    r"[⁰¹²³⁴⁵⁶⁷⁸⁹]+",
+    ("10⁹", "2²⁴"),
+    ("10^9",),
+)
+
+_SMALL = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen".split())}
+_TENS = {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()) if i > 1}
+_SCALES = {"thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
+_WORD = "|".join([*_SMALL, *_TENS, "hundred", *_SCALES])
+_FIRST = "|".join([*_SMALL, *_TENS])  # a number in words starts with one of these, never with "billion"
+_DIGIT_WORDS = "|".join(_SMALL)
+_NUMBER_WORDS = rule(
+    "format.number_words",
+    "an English number in words before a unit ('sixty-seven megabytes', 'two hundred and sixty-eight MB', "
+    "'three point nine times'): written in digits (a lone small word before 'times' is the ratio rule's)",
+    rf"(?<![\d.,] )\b(?:{_FIRST})(?:(?:[\s-]+|\s+and\s+)(?:{_WORD})){{0,10}}"
+    rf"(?:\s+point(?:\s+(?:{_DIGIT_WORDS})){{1,6}})?"
+    r"(?=\s*(?:[kmgt]i?b\b|bytes?\b|(?:kilo|mega|giga)bytes?\b|µs|us\b|ms\b|(?:micro|milli|nano)?seconds?\b|"
+    r"[gt]b/s|[kmgtp]?flop|percent\b|per cent\b|%|times\b|x\b|×|-?fold\b))",
+    ("sixty-seven megabytes", "two hundred and sixty-eight MB", "three point nine times", "seventy-one µs"),
+    ("four kernels", "the two variants", "137 billion FLOP"),
+)
+
+
+def _words_value(phrase: str) -> float | None:
+    words = re.split(r"[\s-]+", phrase.lower())
+    if "point" in words:
+        i = words.index("point")
+        whole, frac = words[:i], words[i + 1:]
+        base = _words_value(" ".join(whole)) if whole else 0.0
+        digits = "".join(str(_SMALL[w]) for w in frac if w in _SMALL and _SMALL[w] < 10)
+        return None if base is None or not digits else base + float("0." + digits)
+    total = current = 0
+    for w in words:
+        if w == "and":
+            continue
+        if w in _SMALL:
+            current += _SMALL[w]
+        elif w in _TENS:
+            current += _TENS[w]
+        elif w == "hundred":
+            current = (current or 1) * 100
+        elif w in _SCALES:
+            total += (current or 1) * _SCALES[w]
+            current = 0
+        else:
+            return None
+    return float(total + current)
+
+
+def _digits(m: re.Match[str], text: str) -> list[tuple[str, int]]:
+    phrase = m.group(0)
+    value = _words_value(phrase)
+    tail = text[m.end():m.end() + 8].lstrip().lower()
+    if value is None or (len(re.split(r"[\s-]+", phrase)) == 1 and value <= 10 and tail.startswith("times")):
+        return [(phrase, m.start())]
+    return [(str(int(value)) if value.is_integer() else repr(value), m.start())]
+
+
+_COMMANDS = {
+    "times": "×", "cdot": "·", "approx": "≈", "sim": "~", "mu": "µ", "micro": "µ", "%": "%", ",": " ", ";": " ",
+    "!": "", ":": " ", " ": " ", "quad": " ", "qquad": " ", "left": "", "right": "", "mathrm": "", "text": "",
+    "textrm": "", "mathit": "", "rm": "", "second": "s", "byte": "B", "giga": "G", "mega": "M", "kilo": "k",
+    "tera": "T", "per": "/",
+}
+
+
+def _rewrite(text: str, origin: list[int], pattern: re.Pattern[str],
+             by: Callable[[re.Match[str]], list[tuple[str, int]]]) -> tuple[str, list[int]]:
+    """Replace each match by pieces ``(new text, index in text the piece came from)``, keeping the map."""
+    out: list[str] = []
+    where: list[int] = []
+    at = 0
+    for m in pattern.finditer(text):
+        out.append(text[at:m.start()])
+        where += origin[at:m.start()]
+        for piece, src in by(m):
+            out.append(piece)
+            copied = text[src:src + len(piece)] == piece
+            where += origin[src:src + len(piece)] if copied else [origin[src]] * len(piece)
+        at = m.end()
+    out.append(text[at:])
+    where += origin[at:]
+    return "".join(out), where
+
+
+def normalise(text: str) -> tuple[str, list[int]]:
+    """(plain text, for each of its characters the index in ``text`` it came from; one more for the end)."""
+    origin = list(range(len(text) + 1))
+    if "\\" in text or "$" in text:
+        text, origin = _rewrite(text, origin, _LATEX_SI, lambda m: (
+            [(m.group(3), m.start(3))] if m.group(3) is not None
+            else [(m.group(1), m.start(1)), (" ", m.start(2)), (m.group(2), m.start(2))]))
+        text, origin = _rewrite(text, origin, _LATEX_COMMAND, lambda m: [(_COMMANDS[m.group(0)[1:]], m.start())])
+        text, origin = _rewrite(text, origin, _LATEX_BRACES, lambda m: (
+            [("/", m.start())] if m.group(0) == "}" and text[m.end():m.end() + 1] == "{" else []))
+    if any(c in text for c in _SUPERSCRIPT):
+        text, origin = _rewrite(text, origin, _SUPERSCRIPTS, lambda m: [
+            ("^" + "".join(_SUPERSCRIPT[c] for c in m.group(0)), m.start())])
+    if _NUMBER_WORDS.search(text):
+        text, origin = _rewrite(text, origin, _NUMBER_WORDS, lambda m: _digits(m, text))
+    text, origin = _rewrite(text, origin, _DIGIT_GROUPS, lambda m: [])
+    text, origin = _rewrite(text, origin, _DECIMAL_COMMA, lambda m: [
+        (m.group(0)[:m.start(1) - m.start()], m.start()), (".", m.start(1)),
+        (m.group(0)[m.end(1) - m.start():], m.end(1))])
+    return text, origin
