@@ -23,6 +23,7 @@ from .safe_read import MAX_SUBMISSION_BYTES
 __all__ = [
     "MAX_JSON_DEPTH",
     "MAX_NOTEBOOK_BYTES",
+    "NOTEBOOK_KEYS",
     "SubmissionReading",
     "normalized_cells",
     "parse_notebook_bytes",
@@ -33,6 +34,8 @@ __all__ = [
 MAX_NOTEBOOK_BYTES = MAX_SUBMISSION_BYTES
 MAX_JSON_DEPTH = 64  # a real notebook nests about 8 deep; nbformat's validator recurses per level
 _CELL_ID = re.compile(r"^[a-zA-Z0-9-_]{1,64}$")
+#: the top-level keys nbformat 4's schema allows (``additionalProperties: false``)
+NOTEBOOK_KEYS = frozenset({"cells", "metadata", "nbformat", "nbformat_minor"})
 
 
 class SubmissionReading(Record):
@@ -51,6 +54,7 @@ class SubmissionReading(Record):
         default_factory=dict, description="what the student's last measurement recorded of their setup"
     )
     errors: list[str] = Field(default_factory=list)
+    flags: list[str] = Field(default_factory=list, description="flags of the file itself, for the record")
     problem: str | None = Field(
         default=None,
         description="kind of malformed file (empty | too_large | refused | not_utf8 | not_json | too_deep | "
@@ -301,7 +305,16 @@ def read_notebook_node(
     if not isinstance(nb.get("cells"), list):
         return _refused(sha256, "not_notebook", "the file is JSON but not a Jupyter notebook (no cell list)")
     errors: list[str] = []
+    flags: list[str] = []
     problem = None
+    extra = sorted(str(k) for k in nb if k not in NOTEBOOK_KEYS)
+    if extra:
+        flags.append("notebook_extra_keys")
+        named = ", ".join(ascii(k)[:40] for k in extra[:5]) + (", …" if len(extra) > 5 else "")
+        errors.append(
+            f"the notebook has top-level key(s) nbformat 4 does not allow ({named}; only "
+            f"{', '.join(sorted(NOTEBOOK_KEYS))}): they were ignored"
+        )
     if major is None:
         errors.append("the notebook does not say its format version (nbformat); read as version 4")
     bad_ids = _bad_cell_ids(nb["cells"])
@@ -336,6 +349,7 @@ def read_notebook_node(
         student_device_name=device_name,
         student_meta=meta,
         errors=errors,
+        flags=flags,
         problem=problem,
     )
 
