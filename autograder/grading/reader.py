@@ -22,6 +22,7 @@ from .safe_read import MAX_SUBMISSION_BYTES
 
 __all__ = [
     "MAX_JSON_DEPTH",
+    "MAX_LEDGER_ENTRIES",
     "MAX_NOTEBOOK_BYTES",
     "NOTEBOOK_KEYS",
     "SubmissionReading",
@@ -32,6 +33,9 @@ __all__ = [
 ]
 
 MAX_NOTEBOOK_BYTES = MAX_SUBMISSION_BYTES
+#: entries one ledger output may hold: a lesson records one per prediction, measurement or restart (tens);
+#: verifying 300,000 would take most of a submission's deadline
+MAX_LEDGER_ENTRIES = 20_000
 MAX_JSON_DEPTH = 64  # a real notebook nests about 8 deep; nbformat's validator recurses per level
 _CELL_ID = re.compile(r"^[a-zA-Z0-9-_]{1,64}$")
 #: the top-level keys nbformat 4's schema allows (``additionalProperties: false``)
@@ -68,9 +72,12 @@ class SubmissionReading(Record):
         return self.problem not in (None, "invalid_cell_ids")
 
 
-def _ledger_copies(nb: Any, lesson_id: str) -> tuple[list[Any], list[str]]:
+def _ledger_copies(nb: Any, lesson_id: str) -> tuple[list[Any], list[str], list[int]]:
+    """(the chain of every ledger output of this lesson, problems of the others, lengths of chains too long
+    to be read)."""
     copies: list[Any] = []
     problems: list[str] = []
+    oversized: list[int] = []
     for cell in nb.get("cells", []):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
@@ -94,8 +101,12 @@ def _ledger_copies(nb: Any, lesson_id: str) -> tuple[list[Any], list[str]]:
             if payload.get("lesson") != lesson_id:
                 problems.append(f"a ledger output belongs to lesson {payload.get('lesson')!r}, not {lesson_id!r}")
                 continue
-            copies.append(payload.get("chain"))
-    return copies, problems
+            chain = payload.get("chain")
+            if isinstance(chain, list) and len(chain) > MAX_LEDGER_ENTRIES:
+                oversized.append(len(chain))
+                continue
+            copies.append(chain)
+    return copies, problems, oversized
 
 
 def _source_values(nb: Any) -> dict[str, str]:
@@ -324,9 +335,15 @@ def read_notebook_node(
             f"{len(bad_ids)} cell id(s) are invalid or repeated (cells {', '.join(map(str, bad_ids[:5]))}): "
             "graded with the released cell ids"
         )
-    copies, problems = _ledger_copies(nb, spec.id)
+    copies, problems, oversized = _ledger_copies(nb, spec.id)
     verdict, entries = verify_chains(copies)
-    if problems and verdict.status == "ok":
+    if oversized:
+        verdict, entries = ChainVerdict(status="broken", reasons=[
+            f"a ledger output holds {max(oversized):,} entries, more than the {MAX_LEDGER_ENTRIES:,} a lesson "
+            "ever records, so it was not read: the chain cannot be trusted"
+        ]), []
+        flags.append("ledger_too_long")
+    elif problems and verdict.status == "ok":
         verdict = verdict.model_copy(update={"reasons": problems})
     texts, tampered, missing, unanswered, duplicates = _cells(nb, spec, release)
     device = device_name = None
