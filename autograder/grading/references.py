@@ -37,7 +37,7 @@ __all__ = [
 
 #: what :func:`~autograder.bench.fingerprint.device_key` makes: lowercase words of letters and digits
 #: joined by single hyphens, at most 64 characters ('cpu', 'nvidia-h200', 'nvidia-geforce-rtx-4090')
-DEVICE_KEY = re.compile(r"^(?=.{1,64}$)[a-z0-9]+(?:-[a-z0-9]+)*$")
+DEVICE_KEY = re.compile(r"(?=.{1,64}\Z)[a-z0-9]+(?:-[a-z0-9]+)*")  # with fullmatch
 MAX_REFERENCE_BYTES = 64 << 20
 #: flag -> what it means, for the record's flags (each claim problem has its own)
 CLAIM_FLAGS = {
@@ -88,7 +88,7 @@ def claim_problem(key: object, name: object) -> tuple[str, str] | None:
     """(flag, reason) when a device claim from a ledger cannot be what the lesson recorded, else None.
 
     The lesson records ``device_key(device_name)``: 'cpu' for any CPU, else the slug of the GPU's name."""
-    if not isinstance(key, str) or not DEVICE_KEY.match(key):
+    if not isinstance(key, str) or not DEVICE_KEY.fullmatch(key):
         why = (
             "it contains a path separator" if isinstance(key, str) and ("/" in key or "\\" in key)
             else "it is not a device key (lowercase letters and digits in words joined by '-')"
@@ -137,7 +137,7 @@ class ReferenceSet:
                     for entry in it:
                         key = entry.name.removesuffix(".json")
                         listed = entry.name.endswith(".json") and not key.endswith(CANDIDATE_SUFFIX)
-                        if listed and DEVICE_KEY.match(key):
+                        if listed and DEVICE_KEY.fullmatch(key):
                             keys.add(key)
             except OSError:
                 pass
