@@ -36,6 +36,9 @@ MAX_NOTEBOOK_BYTES = MAX_SUBMISSION_BYTES
 #: entries one ledger output may hold: a lesson records one per prediction, measurement or restart (tens);
 #: verifying 300,000 would take most of a submission's deadline
 MAX_LEDGER_ENTRIES = 20_000
+#: a cell longer than this is not parsed for the literal of its predict() call (a prediction cell is a few
+#: lines; parsing megabytes of code costs seconds and memory)
+MAX_PREDICTION_SOURCE = 64 << 10
 MAX_JSON_DEPTH = 64  # a real notebook nests about 8 deep; nbformat's validator recurses per level
 _CELL_ID = re.compile(r"^[a-zA-Z0-9-_]{1,64}$")
 #: the top-level keys nbformat 4's schema allows (``additionalProperties: false``)
@@ -117,11 +120,11 @@ def _source_values(nb: Any) -> dict[str, str]:
             continue
         src = cell.get("source", "")
         src = "".join(src) if isinstance(src, list) else str(src)
-        if "predict" not in src:
+        if "predict" not in src or len(src) > MAX_PREDICTION_SOURCE:
             continue
         try:
             tree = ast.parse(src)
-        except (SyntaxError, ValueError):
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
         for node in ast.walk(tree):
             if (

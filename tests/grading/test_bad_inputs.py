@@ -171,6 +171,15 @@ def _explain(nb, text, gid="explain_headline"):
     return nb
 
 
+def _grow_prediction_cell(nb, size):
+    """The headline prediction cell followed by ``size`` bytes of valid code (not parsed: too long)."""
+    for c in nb["cells"]:
+        src = "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+        if c["cell_type"] == "code" and f'"{Q}"' in src and ".predict(" in src:
+            c["source"] = src + "\n" + "x = 1\n" * (size // 6)
+    return nb
+
+
 def _long_ledger(nb, n=300_000):
     """The last ledger copy grown to ``n`` entries, resealed (each a re-run of the first prediction)."""
     last = max(_ledger_outputs(nb), key=lambda payload: len(payload["chain"]))
@@ -303,6 +312,8 @@ CASES: dict[str, tuple[Callable, Callable[[SubmissionGrade, SubmissionGrade], bo
     "explanation_20_mb": (lambda nb: _bytes(_explain(nb, (WORDS * 250_000)[: 20 << 20])),
                           lambda r, b: "explanation_truncated:explain_headline" in r.flags and r.total == b.total
                           and "of this answer's 20,971,520 characters were read" in r.explanations[0].comment),
+    "code_cell_20_mb": (lambda nb: _bytes(_grow_prediction_cell(nb, 20 << 20)),
+                        lambda r, b: r.total == b.total and not r.errors),
     "ledger_300k_entries": (lambda nb: _bytes(_long_ledger(nb)),
                             lambda r, b: r.chain.status == "broken" and "ledger_too_long" in r.flags
                             and "300,000 entries" in r.chain.reasons[0] and r.total == 0),
@@ -341,7 +352,8 @@ def _own_answer_key(nb_path: Path, outside: Path, data: bytes, fifo: bool = Fals
     chain = max((p["chain"] for p in _ledger_outputs(nb)), key=len)
     for e in chain:
         if e["kind"] == "prediction" and e["quantity"] in ref["quantities"]:
-            ref["quantities"][e["quantity"]]["value"] = e["value"]
+            q = ref["quantities"][e["quantity"]]
+            q.update(value=e["value"], **({"ratio": e["value"]} if isinstance(e["value"], float) else {}))
     target.write_text(json.dumps(ref), encoding="utf-8")
 
 
@@ -422,7 +434,7 @@ def corpus_batch(tmp_path_factory, course_template):
 
 def test_corpus_has_at_least_25_kinds():
     assert len(CASES) >= 25
-    assert len(CASES) + len(FS_CASES) >= 55  # 42 before issue 18's hostile kinds
+    assert len(CASES) + len(FS_CASES) >= 56  # 42 before issue 18's hostile kinds
 
 
 @pytest.mark.parametrize("name", sorted([*CASES, *FS_CASES]))
