@@ -89,7 +89,7 @@ def _add_hostile(c: Course) -> list[str]:
     spec = c.spec("04_fusion")
     ref = ReferenceStore(c.references).load("04_fusion", "nvidia-h200")
     release = nbformat.read(str(c.root / "release/04_fusion/04_fusion.ipynb"), as_version=4)
-    base = json.loads(nbformat.writes(make_submission(release, spec, ref, PERSONAS[0], seed=1, start=START)))
+    seeds = iter(range(200, 300))
 
     def put(name: str) -> Path:
         folder = c.submitted / f"hostile_{name}" / "04_fusion"
@@ -97,13 +97,15 @@ def _add_hostile(c: Course) -> list[str]:
         return folder / "04_fusion.ipynb"
 
     def fresh() -> dict:  # type: ignore[type-arg]
-        return json.loads(json.dumps(base))
+        """A sample student's notebook, each with its own chain (no chain_shared_with between them)."""
+        nb = make_submission(release, spec, ref, PERSONAS[0], seed=next(seeds), start=START)
+        return json.loads(nbformat.writes(nb))  # type: ignore[no-any-return]
 
     put("explanation_20mb").write_bytes(_bytes(_explain(fresh(), _text(20 << 20))))
     put("answer_30kb").write_bytes(_bytes(_explain(fresh(), _text(30_000))))
     put("ledger_300k").write_bytes(_bytes(_long_ledger(fresh())))
-    _own_answer_key(put("device_key_fifo"), c.root, _bytes(base), fifo=True)
-    _own_answer_key(put("device_key_own_answer_key"), c.root, _bytes(base))
+    _own_answer_key(put("device_key_fifo"), c.root, _bytes(fresh()), fifo=True)
+    _own_answer_key(put("device_key_own_answer_key"), c.root, _bytes(fresh()))
     os.mkfifo(put("fifo_notebook"))
     put("outputs_55mb").write_bytes(_bytes(_huge(fresh())))
     return sorted(p.name for p in c.submitted.iterdir() if p.name.startswith("hostile_"))
@@ -129,8 +131,11 @@ def class_table(students: int) -> list[str]:
         store = RecordStore(hostile.records)
         for name in names:
             rec = store.load("04_fusion", name)
+            if rec is None:
+                lines.append(f"  {name}: no record")
+                continue
             shown = ", ".join(f for f in rec.flags if not f.startswith(("explanation_no_numbers", "source_not_run")))
-            lines.append(f"  {name:<34} {rec.total:5.2f}/{rec.max_total:g}  {shown}" if rec else f"  {name}: no record")
+            lines.append(f"  {name:<34} {rec.total:5.2f}/{rec.max_total:g}  {shown}")
             print(lines[-1], flush=True)
     return lines
 

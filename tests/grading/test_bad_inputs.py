@@ -341,7 +341,12 @@ def _own_answer_key(nb_path: Path, outside: Path, data: bytes, fifo: bool = Fals
     student = nb_path.parent.parent.name
     key = f"../../submitted/{student}/04_fusion/myref"
     nb = json.loads(data)
-    _edit_chain(nb, lambda c: (_set_device(key)(c), _set_prediction(value=11.0)(c)), reseal=True)
+
+    def edit(chain: list[dict]) -> None:
+        _set_device(key)(chain)
+        _set_prediction(value=11.0)(chain)
+
+    _edit_chain(nb, edit, reseal=True)
     nb_path.write_bytes(_bytes(nb))
     target = nb_path.parent / "myref.json"
     if fifo:
