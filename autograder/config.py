@@ -57,6 +57,14 @@ class LessonGrading(Configurable):
     untrusted_chain = Enum(
         ["zero", "flag"], default_value="zero", help="What a broken/forged commitment chain costs its predictions."
     ).tag(config=True)
+    explanation_max_chars = Integer(
+        20_000, help="Characters of one explanation the pre-reader reads; beyond them the text is not read "
+        "and the record is flagged explanation_truncated.",
+    ).tag(config=True)
+    submission_deadline = Float(
+        60.0, help="Seconds `autograder grade` gives one submission; one that takes longer is stopped and "
+        "gets a record saying so (grading_timeout). 0: no deadline.",
+    ).tag(config=True)
     preread_in_feedback = Bool(
         True,
         help="Show students the explanation pre-read in their feedback (below the instructor's comment, if "
@@ -89,6 +97,8 @@ class LessonGrading(Configurable):
                 "started_over_after_measurement": self.started_over_after_measurement,
                 "started_over_penalty": self.started_over_penalty,
                 "untrusted_chain": self.untrusted_chain,
+                "explanation_max_chars": self.explanation_max_chars,
+                "submission_deadline_s": self.submission_deadline,
             }
         )
 

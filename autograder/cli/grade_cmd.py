@@ -33,6 +33,13 @@ def grade(
         bool,
         typer.Option(help="Write autograded/STUDENT/ASSIGNMENT/*.ipynb for formgrader and generate_feedback."),
     ] = True,
+    deadline: Annotated[
+        float | None,
+        typer.Option(
+            help="Seconds per submission before its grading is stopped and recorded as grading_timeout "
+            "(default: c.LessonGrading.submission_deadline, 60; 0: none)."
+        ),
+    ] = None,
     executor: Annotated[
         Executor,
         typer.Option(
@@ -67,6 +74,11 @@ def grade(
         from ._device import regrade_if_moved
 
         force = regrade_if_moved(settings, c, assignment, force)
+    policy = settings.policy  # after --device: the settings it chose
+    if deadline is not None:
+        if deadline < 0:
+            raise typer.BadParameter("--deadline is in seconds, 0 or more")
+        policy = policy.model_copy(update={"submission_deadline_s": deadline})
     runner: Runner
     if executor == "slurm":
         from ..scaleout.slurm import SlurmRunner
@@ -85,7 +97,7 @@ def grade(
             bar.update(tasks[stage], completed=done, total=total)
 
         result = grade_class(
-            c, assignment, settings.policy, None, force, student or None, progress, gradebook,
+            c, assignment, policy, None, force, student or None, progress, gradebook,
             runner=runner, settings=settings, autograded=autograded,
         )
     console.print(

@@ -3,6 +3,9 @@
 One driver, :func:`grade_class`, whatever runs the work: the class is cut into shards, a :class:`Runner`
 grades them (in this process, in a local process pool, or as a Slurm job array: autograder.scaleout.slurm)
 and then merges: cross-class checks on the records, then the gradebook in one bulk transaction.
+Each submission is graded under the course's deadline (``c.LessonGrading.submission_deadline``): in worker
+processes that are killed and replaced when one submission overruns (autograder.grading.supervise), whose
+record then says so (``grading_timeout``) while the batch goes on.
 Each submission's record is written atomically as soon as it is graded, so a killed batch resumes where it
 stopped (a record whose notebook hash still matches is not regraded), and so is its autograded notebook
 (autograder.grading.autograded: what formgrader and `nbgrader generate_feedback` open), rewritten only
@@ -32,10 +35,12 @@ from .cohort import FLAG as SHARED_FLAG
 from .cohort import flag_shared_chains
 from .gradebook_sync import GradebookEntry, targets
 from .policy import GradingPolicy
+from .reader import SubmissionReading
 from .records_store import RecordStore
 from .references import ReferenceSet
 from .safe_read import open_submission
 from .state import grade_reading, load_release, read_opened_notebook
+from .supervise import Overrun, Result, run_supervised
 
 if TYPE_CHECKING:
     from ..config import CourseSettings
@@ -299,9 +304,106 @@ def _grade_items(items: Sequence[Item], force: bool) -> tuple[list[Outcome], Sum
 def grade_shard(
     root: str, assignment: str, policy_json: str, items: list[Item], force: bool = False, autograded: bool = True
 ) -> list[Outcome]:
-    """Grade a list of (student, notebook path) in this process: the unit of work of a Slurm array task."""
+    """Grade a list of (student, notebook path): the unit of work of a Slurm array task. Under the course's
+    deadline each submission is graded in a worker process of this task (killed and replaced if it overruns)."""
+    work = ShardWork(root, assignment, policy_json, force, [items], autograded)
+    deadline = GradingPolicy.model_validate_json(policy_json).submission_deadline_s
+    if deadline > 0:
+        results, failed = _grade_supervised(work, 1, deadline, None)
+        if results[0] is None:
+            raise RuntimeError(failed.get(0, "the shard failed"))
+        return results[0][0]
     _init_worker(root, assignment, policy_json, autograded)
     return _grade_items(items, force)[0]
+
+
+def _grade_item(arg: tuple[Item, bool]) -> tuple[list[Outcome], Summaries]:
+    return _grade_items([arg[0]], arg[1])
+
+
+def _overrun(item: Item, overrun: Overrun, deadline: float) -> tuple[Outcome, dict[str, Any] | None]:
+    """The record of a submission whose grading was stopped: graded as the released notebook handed in
+    untouched (every test 0, every answer "No response."), flagged, and saying why in every reason."""
+    student, path = item[0], item[1]
+    spec: LessonSpec = _STATE["spec"]  # type: ignore[assignment]
+    store: RecordStore = _STATE["store"]  # type: ignore[assignment]
+    course: Course = _STATE["course"]  # type: ignore[assignment]
+    if overrun.kind == "timeout":
+        flag = "grading_timeout"
+        why = (
+            f"grading this notebook took longer than the course's {deadline:g} s per submission, so it was "
+            f"stopped; `autograder grade {spec.id} --force --student {student}` tries again "
+            "(c.LessonGrading.submission_deadline sets the limit)"
+        )
+    else:
+        code = overrun.exitcode
+        flag = "grading_failed"
+        why = (
+            f"the process grading this notebook stopped after {overrun.seconds:.1f} s (exit code {code}"
+            + ("; killed by a signal, e.g. for memory" if code is not None and code < 0 else "")
+            + f"); `autograder grade {spec.id} --force --student {student}` tries again"
+        )
+    release = load_release(course.root, spec)
+    reading = SubmissionReading(problem=flag, errors=[why])
+    record = grade_reading(reading, spec, _STATE["refs"], _STATE["policy"], student, release)  # type: ignore[arg-type]
+    record = record.model_copy(
+        update={
+            "flags": [flag, *(f for f in record.flags if f not in ("unreadable", f"unreadable_{flag}"))],
+            "explanations": [e.model_copy(update={"comment": f"Not graded: {why}."}) for e in record.explanations],
+            "predictions": [p.model_copy(update={"reason": f"{why}; 0 points."}) for p in record.predictions],
+        }
+    )
+    saved = store.save(record, sync=False)
+    if _STATE.get("autograded") and release is not None:
+        _write_autograded(course, None, record, release)
+    return (student, "graded", None), summarize(record, saved, _stat(path))
+
+
+def _grade_supervised(
+    work: ShardWork, workers: int, deadline: float, progress: Progress | None
+) -> tuple[list[ShardResult], dict[int, str]]:
+    """Every item of every shard in ``workers`` processes, each submission under ``deadline`` seconds."""
+    flat = [(i, item) for i, shard in enumerate(work.shards) for item in shard]
+    outcomes: list[list[Outcome]] = [[] for _ in work.shards]
+    summaries: list[Summaries] = [{} for _ in work.shards]
+    init = (work.root, work.assignment, work.policy_json, work.autograded)
+    _init_worker(*init)  # here too: a submission that overran gets its record from this process
+    total, step = len(flat), max(1, len(flat) // 200)
+    done = 0
+
+    def on_result(k: int, result: Result | Overrun) -> None:
+        nonlocal done
+        shard, item = flat[k]
+        student = item[0]
+        summary: dict[str, Any] | None = None
+        if isinstance(result, Overrun):
+            try:
+                outcome, summary = _overrun(item, result, deadline)
+            except Exception as exc:  # even the stand-in record failed: reported, never dropped
+                why = f"{result.kind} after {result.seconds:.0f} s; {type(exc).__name__}: {exc}"
+                outcome = (student, "graded", why)
+        elif result[0] == "error":
+            outcome = (student, "graded", result[1])
+        else:
+            got, sums = result[1]
+            outcome, summary = got[0], sums.get(student)
+        outcomes[shard].append(outcome)
+        if summary is not None:
+            summaries[shard][student] = summary
+        done += 1
+        if progress and (done % step == 0 or done == total):
+            progress("grading", done, total)
+
+    if progress:
+        progress("grading", 0, total)
+    try:
+        run_supervised(
+            [(item, work.force) for _, item in flat], _grade_item, on_result,
+            init=_init_worker, init_args=init, workers=workers, deadline=deadline,
+        )
+    except RuntimeError as exc:
+        return [None] * len(work.shards), dict.fromkeys(range(len(work.shards)), str(exc))
+    return [(o, s) for o, s in zip(outcomes, summaries, strict=True)], {}
 
 
 def _grade_shard_local(items: list[Item], force: bool) -> tuple[list[Outcome], Summaries]:
@@ -374,6 +476,9 @@ class LocalRunner:
             progress("grading", 0, total)
         if not work.shards:
             return results, failed
+        deadline = GradingPolicy.model_validate_json(work.policy_json).submission_deadline_s
+        if deadline > 0:
+            return _grade_supervised(work, self.n_workers, deadline, progress)
         if self.n_workers == 1 or len(work.shards) <= 1:
             _init_worker(work.root, work.assignment, work.policy_json, work.autograded)
             for i, items in enumerate(work.shards):

@@ -4,19 +4,29 @@ from __future__ import annotations
 
 import ast
 import textwrap
+import unicodedata
 from datetime import datetime, timezone
 
 from ..kinds import kind_of
 from ..ledger import committed_predictions, set_aside_predictions
 from ..preread import grade_explanation
-from ..records import PredictionGrade, ReferenceRun, SubmissionGrade
-from ..spec import LessonSpec
+from ..records import ExplanationGrade, PredictionGrade, ReferenceRun, SubmissionGrade
+from ..spec import ExplanationSpec, LessonSpec
 from .policy import GradingPolicy
 from .reader import SubmissionReading
 from .references import ReferenceSet
 from .scoring import grade_prediction
 
-__all__ = ["grade_cell_text", "grade_quantity", "grade_submission"]
+__all__ = ["capped_explanation", "grade_cell_text", "grade_quantity", "grade_submission", "lookalike_ids"]
+
+#: letters of other scripts (and punctuation) that look like the ASCII ones a quantity id is made of
+_CONFUSABLE = str.maketrans({
+    "а": "a", "в": "b", "е": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c", "т": "t", "у": "y",
+    "х": "x", "і": "i", "ј": "j", "ѕ": "s", "ԁ": "d", "ɡ": "g", "һ": "h", "ո": "n", "ս": "u", "ԛ": "q", "ԝ": "w",
+    "α": "a", "β": "b", "ε": "e", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p", "τ": "t", "υ": "u", "χ": "x",
+    "ı": "i", "ℓ": "l", "‐": "-", "‑": "-", "‒": "-", "–": "-", "—": "-", "−": "-", "ˆ": "^", "‚": ",",
+    "٫": ",", "＠": "@", "ɑ": "a",
+})
 
 
 def grade_cell_text(g: PredictionGrade) -> str:
@@ -34,7 +44,8 @@ def grade_quantity(
 ) -> PredictionGrade:
     """One quantity's grade: what the nbgrader test cell prints and returns, and what the batch stores."""
     q = spec.quantity(qid)
-    p = committed_predictions(reading.entries).get(qid)
+    committed = committed_predictions(reading.entries)
+    p = committed.get(qid)
     chain_ok = reading.verdict.status in ("ok", "missing")
     g = grade_prediction(
         q,
@@ -56,6 +67,20 @@ def grade_quantity(
                 update={
                     "reason": g.reason.rstrip(".") + f" since you started over (the {shown} you had committed "
                     "before starting over no longer counts: run its prediction cell again to commit it)."
+                }
+            )
+    if p is None:
+        near = lookalike_ids(qid, [k for k in committed if k not in spec.grade_ids])
+        if near:
+            found = near[0]
+            value = committed[found].value
+            shown = kind_of(q).show_committed(value) if isinstance(value, float) else repr(value)
+            g = g.model_copy(
+                update={
+                    "flags": [*g.flags, "quantity_id_lookalike"],
+                    "reason": g.reason.rstrip(".") + f" under its id {qid!r}: your ledger holds a prediction of "
+                    f"{shown} under {found!a}, which differs from it ({_difference(found, qid)}), so it was "
+                    "not graded (a prediction counts only under the id the lesson's cell commits).",
                 }
             )
     if spec.grade_ids[qid] in reading.missing_cells:
@@ -102,14 +127,16 @@ def grade_submission(
             flags=["unreadable"],
             graded_at=graded_at,
         )
-    ref, note = refs.for_student(reading.student_device, reading.student_device_name, reading.student_meta)
+    choice = refs.choose(reading.student_device, reading.student_device_name, reading.student_meta)
+    ref, note = choice.reference, choice.note
     if ref.device.kind in ("cpu", "cuda"):  # the cases this kind of device measured (lesson.toml [devices])
         spec = spec.for_device(ref.device.kind)
     predictions = [grade_quantity(q.id, reading, spec, ref, note, policy) for q in spec.quantities]
     explanations = [
-        grade_explanation(reading.explanations.get(e.grade_id, ""), spec, e, ref) for e in spec.explanations
+        capped_explanation(reading.explanations.get(e.grade_id, ""), spec, e, ref, policy.explanation_max_chars)
+        for e in spec.explanations
     ]
-    flags: list[str] = []
+    flags: list[str] = [*reading.flags, *choice.flags]
     if reading.verdict.status not in ("ok", "missing"):
         flags.append(f"chain_{reading.verdict.status}")
     if reading.verdict.restarts:
@@ -147,3 +174,54 @@ def _differs(source_literal: str, committed: float | str | None) -> bool:
     if isinstance(value, (int, float)) and isinstance(committed, (int, float)):
         return float(value) != float(committed)
     return value != committed
+
+
+def capped_explanation(
+    text: str, spec: LessonSpec, ex: ExplanationSpec, ref: ReferenceRun | None, max_chars: int
+) -> ExplanationGrade:
+    """The pre-read of an explanation, of at most its first ``max_chars`` characters (cut at a space where
+    one is near, so that no number is cut in two): a longer text is flagged ``truncated`` and its comment
+    says how much of it was read."""
+    if len(text) <= max_chars:
+        return grade_explanation(text, spec, ex, ref)
+    cut = text[:max_chars]
+    space = max(cut.rfind(" "), cut.rfind("\n"))
+    if space >= max_chars - 200 and not text[max_chars].isspace():
+        cut = cut[:space]
+    g = grade_explanation(cut, spec, ex, ref)
+    return g.model_copy(
+        update={
+            "flags": [*g.flags, "truncated"],
+            "comment": g.comment + f" Only the first {len(cut):,} of this answer's {len(text):,} characters were "
+            f"read (the course reads at most {max_chars:,} per explanation).",
+        }
+    )
+
+
+def _skeleton(text: str) -> str:
+    """What an id looks like: compatibility forms folded, invisible characters and spaces dropped, case
+    folded, letters of other scripts that look like Latin ones mapped to them."""
+    norm = unicodedata.normalize("NFKC", text)
+    kept = "".join(c for c in norm if not c.isspace() and unicodedata.category(c) not in ("Cf", "Cc", "Zs"))
+    return kept.casefold().translate(_CONFUSABLE)
+
+
+def lookalike_ids(qid: str, others: list[str]) -> list[str]:
+    """The ids among ``others`` that look like ``qid`` without being it (case, spaces, invisible or
+    look-alike characters)."""
+    want = _skeleton(qid)
+    return sorted(o for o in others if isinstance(o, str) and o != qid and _skeleton(o) == want)
+
+
+def _difference(found: str, qid: str) -> str:
+    parts: list[str] = []
+    if found.strip() != found:
+        parts.append("spaces before or after it")
+    odd = [c for c in dict.fromkeys(found) if ord(c) > 127 or not c.isprintable()]
+    if odd:
+        parts.append("the character(s) " + ", ".join(
+            f"U+{ord(c):04X} {unicodedata.name(c, 'unnamed').lower()}" for c in odd[:4]
+        ))
+    if found.strip().casefold() == qid.casefold() and found.strip() != qid:
+        parts.append("upper/lower case")
+    return "; ".join(parts) or "a look-alike spelling"

@@ -29,3 +29,11 @@ class GradingPolicy(Record):
     untrusted_chain: Literal["zero", "flag"] = Field(
         default="zero", description="what a broken/forged/inconsistent chain costs its predictions"
     )
+    explanation_max_chars: int = Field(
+        default=20_000, ge=100, description="characters of one explanation the pre-reader reads; the rest is "
+        "not read, and the record says so (explanation_truncated)",
+    )
+    submission_deadline_s: float = Field(
+        default=60.0, ge=0.0, description="seconds the fast batch gives one submission before it stops grading "
+        "it and records why (grading_timeout); 0: no deadline",
+    )

@@ -22,7 +22,9 @@ from .safe_read import MAX_SUBMISSION_BYTES
 
 __all__ = [
     "MAX_JSON_DEPTH",
+    "MAX_LEDGER_ENTRIES",
     "MAX_NOTEBOOK_BYTES",
+    "NOTEBOOK_KEYS",
     "SubmissionReading",
     "normalized_cells",
     "parse_notebook_bytes",
@@ -31,8 +33,16 @@ __all__ = [
 ]
 
 MAX_NOTEBOOK_BYTES = MAX_SUBMISSION_BYTES
+#: entries one ledger output may hold: a lesson records one per prediction, measurement or restart (tens);
+#: verifying 300,000 would take most of a submission's deadline
+MAX_LEDGER_ENTRIES = 20_000
+#: a cell longer than this is not parsed for the literal of its predict() call (a prediction cell is a few
+#: lines; parsing megabytes of code costs seconds and memory)
+MAX_PREDICTION_SOURCE = 64 << 10
 MAX_JSON_DEPTH = 64  # a real notebook nests about 8 deep; nbformat's validator recurses per level
 _CELL_ID = re.compile(r"^[a-zA-Z0-9-_]{1,64}$")
+#: the top-level keys nbformat 4's schema allows (``additionalProperties: false``)
+NOTEBOOK_KEYS = frozenset({"cells", "metadata", "nbformat", "nbformat_minor"})
 
 
 class SubmissionReading(Record):
@@ -51,6 +61,7 @@ class SubmissionReading(Record):
         default_factory=dict, description="what the student's last measurement recorded of their setup"
     )
     errors: list[str] = Field(default_factory=list)
+    flags: list[str] = Field(default_factory=list, description="flags of the file itself, for the record")
     problem: str | None = Field(
         default=None,
         description="kind of malformed file (empty | too_large | refused | not_utf8 | not_json | too_deep | "
@@ -64,9 +75,12 @@ class SubmissionReading(Record):
         return self.problem not in (None, "invalid_cell_ids")
 
 
-def _ledger_copies(nb: Any, lesson_id: str) -> tuple[list[Any], list[str]]:
+def _ledger_copies(nb: Any, lesson_id: str) -> tuple[list[Any], list[str], list[int]]:
+    """(the chain of every ledger output of this lesson, problems of the others, lengths of chains too long
+    to be read)."""
     copies: list[Any] = []
     problems: list[str] = []
+    oversized: list[int] = []
     for cell in nb.get("cells", []):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
@@ -90,8 +104,12 @@ def _ledger_copies(nb: Any, lesson_id: str) -> tuple[list[Any], list[str]]:
             if payload.get("lesson") != lesson_id:
                 problems.append(f"a ledger output belongs to lesson {payload.get('lesson')!r}, not {lesson_id!r}")
                 continue
-            copies.append(payload.get("chain"))
-    return copies, problems
+            chain = payload.get("chain")
+            if isinstance(chain, list) and len(chain) > MAX_LEDGER_ENTRIES:
+                oversized.append(len(chain))
+                continue
+            copies.append(chain)
+    return copies, problems, oversized
 
 
 def _source_values(nb: Any) -> dict[str, str]:
@@ -102,11 +120,11 @@ def _source_values(nb: Any) -> dict[str, str]:
             continue
         src = cell.get("source", "")
         src = "".join(src) if isinstance(src, list) else str(src)
-        if "predict" not in src:
+        if "predict" not in src or len(src) > MAX_PREDICTION_SOURCE:
             continue
         try:
             tree = ast.parse(src)
-        except (SyntaxError, ValueError):
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
         for node in ast.walk(tree):
             if (
@@ -301,7 +319,16 @@ def read_notebook_node(
     if not isinstance(nb.get("cells"), list):
         return _refused(sha256, "not_notebook", "the file is JSON but not a Jupyter notebook (no cell list)")
     errors: list[str] = []
+    flags: list[str] = []
     problem = None
+    extra = sorted(str(k) for k in nb if k not in NOTEBOOK_KEYS)
+    if extra:
+        flags.append("notebook_extra_keys")
+        named = ", ".join(ascii(k)[:40] for k in extra[:5]) + (", …" if len(extra) > 5 else "")
+        errors.append(
+            f"the notebook has top-level key(s) nbformat 4 does not allow ({named}; only "
+            f"{', '.join(sorted(NOTEBOOK_KEYS))}): they were ignored"
+        )
     if major is None:
         errors.append("the notebook does not say its format version (nbformat); read as version 4")
     bad_ids = _bad_cell_ids(nb["cells"])
@@ -311,9 +338,15 @@ def read_notebook_node(
             f"{len(bad_ids)} cell id(s) are invalid or repeated (cells {', '.join(map(str, bad_ids[:5]))}): "
             "graded with the released cell ids"
         )
-    copies, problems = _ledger_copies(nb, spec.id)
+    copies, problems, oversized = _ledger_copies(nb, spec.id)
     verdict, entries = verify_chains(copies)
-    if problems and verdict.status == "ok":
+    if oversized:
+        verdict, entries = ChainVerdict(status="broken", reasons=[
+            f"a ledger output holds {max(oversized):,} entries, more than the {MAX_LEDGER_ENTRIES:,} a lesson "
+            "ever records, so it was not read: the chain cannot be trusted"
+        ]), []
+        flags.append("ledger_too_long")
+    elif problems and verdict.status == "ok":
         verdict = verdict.model_copy(update={"reasons": problems})
     texts, tampered, missing, unanswered, duplicates = _cells(nb, spec, release)
     device = device_name = None
@@ -336,6 +369,7 @@ def read_notebook_node(
         student_device_name=device_name,
         student_meta=meta,
         errors=errors,
+        flags=flags,
         problem=problem,
     )
 

@@ -16,7 +16,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["MAX_SUBMISSION_BYTES", "Opened", "open_submission", "refusal_of_folder"]
+__all__ = ["MAX_SUBMISSION_BYTES", "Opened", "open_in_folder", "open_submission", "refusal_of_folder"]
 
 MAX_SUBMISSION_BYTES = 200 << 20
 
@@ -143,13 +143,17 @@ def open_submission(
         os.close(fd)
 
 
-def _read_bounded(fd: int, shown: str, limit: int) -> Opened:
+def _size(n: int) -> str:
+    return f"{n >> 20} MiB" if n >= 1 << 20 else f"{n:,} bytes"
+
+
+def _read_bounded(fd: int, shown: str, limit: int, what: str = "the notebook") -> Opened:
     st = os.fstat(fd)  # the file actually opened: a swap between lstat and open is caught here
     if not stat.S_ISREG(st.st_mode):
         return Opened(None, f"{shown} is {_kind(st.st_mode)}, not a regular file, so it was not read")
     if st.st_size > limit:
         return Opened(
-            None, f"the notebook is {st.st_size >> 20} MiB, over the {limit >> 20} MiB limit, so it was not read"
+            None, f"{what} is {_size(st.st_size)}, over the {_size(limit)} limit, so it was not read"
         )
     os.set_blocking(fd, True)
     chunks: list[bytes] = []
@@ -161,5 +165,38 @@ def _read_bounded(fd: int, shown: str, limit: int) -> Opened:
         chunks.append(chunk)
         total += len(chunk)
         if total > limit:
-            return Opened(None, f"the notebook grew past the {limit >> 20} MiB limit while it was read; not graded")
+            return Opened(None, f"{what} grew past the {_size(limit)} limit while it was read; not graded")
     return Opened(b"".join(chunks))
+
+
+def open_in_folder(folder: str | Path, name: str, limit: int, shown: str | None = None) -> Opened:
+    """The bytes of ``folder/name``, where ``folder`` is one of the course's own folders (resolved as the
+    course's settings name it) and ``name`` a plain file name in it: the same refusals as
+    :func:`open_submission` for the file itself (a symbolic link, FIFO, socket, device or folder is never
+    read, nor opened where opening could block), and at most ``limit`` bytes. ``shown`` names the file in
+    reasons (default: ``name``)."""
+    shown = shown or name
+    if name in ("", ".", "..") or "/" in name or "\0" in name:
+        return Opened(None, f"{shown} is not a plain file name")
+    try:
+        fd = os.open(str(Path(folder).resolve()), _DIR_FLAGS)
+    except OSError as exc:
+        return Opened(None, f"the folder of {shown} cannot be opened ({exc.strerror})")
+    try:
+        why = _refuse_component(fd, name, shown, want_dir=False)
+        if why:
+            return Opened(None, why)
+        try:
+            ffd = os.open(name, _FILE_FLAGS, dir_fd=fd)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                return Opened(None, f"{shown} is a symbolic link; links are not followed, so it was not read")
+            return Opened(None, f"{shown} cannot be read ({exc.strerror})")
+        try:
+            return _read_bounded(ffd, shown, limit, what=shown)
+        finally:
+            os.close(ffd)
+    except OSError as exc:
+        return Opened(None, f"{shown} cannot be opened ({exc.strerror})")
+    finally:
+        os.close(fd)

@@ -34,6 +34,11 @@ SUBSET = [
     "not_json", "nested_too_deep", "old_nbformat", "invalid_cell_ids", "cells_reordered", "cell_duplicated",
     "test_cell_deleted", "grade_id_renamed", "non_dict_cells", "symlinked_notebook", "symlinked_student_folder",
     "fifo", "sparse_201_mib", "started_over",
+    # issue 18's hostile kinds: device claims (the student's own answer key), look-alike ids, extra keys, a 20 MB
+    # explanation, a 300,000-entry ledger. Not device_key_fifo: nbgrader's init_assignment copies the submission
+    # folder's other files (the FIFO) with shutil before any hook runs, and fails that student (docs/reliability.md)
+    "device_key_own_answer_key", "device_key_not_its_name", "quantity_id_cyrillic",
+    "extra_top_level_keys", "explanation_20_mb", "ledger_300k_entries",
 ]
 SECRET = "TOP-SECRET-OUTSIDE-THE-COURSE"
 

@@ -145,6 +145,65 @@ def _garbage_ledger(nb):
     return nb
 
 
+def _set_device(key, name=None):
+    """Every measurement (and the genesis) claims ``key`` (and ``name``) as the device it ran on."""
+    def edit(chain):
+        for e in chain:
+            if e["kind"] in ("measurement", "genesis") and e.get("meta", {}).get("device_key"):
+                e["meta"]["device_key"] = key
+                if name is not None:
+                    e["meta"]["device_name"] = name
+    return edit
+
+
+def _rename_quantity(new):
+    def edit(chain):
+        for e in chain:
+            if e["kind"] == "prediction" and e["quantity"] == Q:
+                e["quantity"] = new
+    return edit
+
+
+def _explain(nb, text, gid="explain_headline"):
+    for c in nb["cells"]:
+        if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == gid:
+            c["source"] = text
+    return nb
+
+
+def _grow_prediction_cell(nb, size):
+    """The headline prediction cell followed by ``size`` bytes of valid code (not parsed: too long)."""
+    for c in nb["cells"]:
+        src = "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+        if c["cell_type"] == "code" and f'"{Q}"' in src and ".predict(" in src:
+            c["source"] = src + "\n" + "x = 1\n" * (size // 6)
+    return nb
+
+
+def _long_ledger(nb, n=300_000):
+    """The last ledger copy grown to ``n`` entries, resealed (each a re-run of the first prediction)."""
+    last = max(_ledger_outputs(nb), key=lambda payload: len(payload["chain"]))
+    chain = last["chain"]
+    pred = next(e for e in chain if e["kind"] == "prediction")
+    chain.extend(dict(pred) for _ in range(n - len(chain)))
+    prev = GENESIS_PREV
+    for i, e in enumerate(chain):
+        e["seq"], e["prev"] = i, prev
+        e["hash"] = prev = entry_hash(e)
+    return nb
+
+
+WORDS = "The fused kernel reads the input once and writes it once, so it moves far fewer bytes than eager does. "
+
+
+def _claim(r, flag, *words):
+    """The device claim is flagged with ``flag``, graded on the course's device, and every prediction's reason
+    says so in words (never 'the reference has no value ... ask your instructor')."""
+    return (flag in r.flags and r.device_of_record == "nvidia-h200"
+            and all(w in p.reason for p in r.predictions for w in words)
+            and not any("ask your instructor" in p.reason for p in r.predictions))
+
+
 # name -> (builder(nb) -> bytes, check(record, base_record))
 CASES: dict[str, tuple[Callable, Callable[[SubmissionGrade, SubmissionGrade], bool]]] = {
     "not_json": (lambda nb: b"print('hello')", lambda r, b: "not valid JSON" in r.errors[0] and r.total == 0
@@ -221,6 +280,43 @@ CASES: dict[str, tuple[Callable, Callable[[SubmissionGrade, SubmissionGrade], bo
                         lambda r, b: r.chain.status == "broken" and r.total == 0),
     "non_dict_cells": (lambda nb: _bytes({**nb, "cells": [*nb["cells"], 5, "x", None]}),
                        lambda r, b: r.total == b.total),
+    # hostile kinds (issue 18): a device claim is a value checked against the reference store's listing
+    "device_key_path": (lambda nb: _bytes(_edit_chain(nb, _set_device("../../../etc/passwd"), reseal=True)),
+                        lambda r, b: _claim(r, "device_claim_invalid", "path separator", "NVIDIA H200")
+                        and r.total == b.total),
+    "device_key_candidate": (lambda nb: _bytes(_edit_chain(nb, _set_device("nvidia-h200.candidate"), reseal=True)),
+                             lambda r, b: _claim(r, "device_claim_invalid", "not a device key") and r.total == b.total),
+    "device_key_not_its_name": (lambda nb: _bytes(_edit_chain(nb, _set_device("nvidia-h200", "Tesla T4"), reseal=True)),
+                                lambda r, b: _claim(r, "device_claim_mismatch", "'tesla-t4'") and r.total == b.total),
+    "device_key_unknown": (lambda nb: _bytes(_edit_chain(nb, _set_device("nvidia-b300", "NVIDIA B300"), reseal=True)),
+                           lambda r, b: _claim(r, "device_claim_unknown", "you measured on NVIDIA B300")
+                           and r.total == b.total),
+    # look-alike quantity ids: 0 points, but the reason says what was found
+    "quantity_id_case": (lambda nb: _bytes(_edit_chain(nb, _rename_quantity(Q.upper()), reseal=True)),
+                         lambda r, b: f"quantity_id_lookalike:{Q}" in r.flags and r.predictions[0].points == 0
+                         and "upper/lower case" in r.predictions[0].reason and ascii(Q.upper()) in r.predictions[0].reason),
+    "quantity_id_trailing_space": (lambda nb: _bytes(_edit_chain(nb, _rename_quantity(Q + " "), reseal=True)),
+                                   lambda r, b: f"quantity_id_lookalike:{Q}" in r.flags
+                                   and "spaces before or after it" in r.predictions[0].reason),
+    "quantity_id_cyrillic": (lambda nb: _bytes(_edit_chain(nb, _rename_quantity(Q.replace("p", "\u0440")), reseal=True)),
+                             lambda r, b: f"quantity_id_lookalike:{Q}" in r.flags and r.predictions[0].points == 0
+                             and "U+0440 cyrillic small letter er" in r.predictions[0].reason
+                             and "no committed prediction" in r.predictions[0].reason),
+    "quantity_id_zero_width": (lambda nb: _bytes(_edit_chain(nb, _rename_quantity(Q[:3] + "\u200b" + Q[3:]), reseal=True)),
+                               lambda r, b: f"quantity_id_lookalike:{Q}" in r.flags
+                               and "U+200B zero width space" in r.predictions[0].reason),
+    "extra_top_level_keys": (lambda nb: _bytes({**nb, "worksheets": [], "x-grade-me": 8}),
+                             lambda r, b: "notebook_extra_keys" in r.flags and r.total == b.total
+                             and any("'worksheets'" in e and "'x-grade-me'" in e for e in r.errors)),
+    # size budget: text beyond the course's limit is not pre-read; a huge ledger is refused, not verified
+    "explanation_20_mb": (lambda nb: _bytes(_explain(nb, (WORDS * 250_000)[: 20 << 20])),
+                          lambda r, b: "explanation_truncated:explain_headline" in r.flags and r.total == b.total
+                          and "of this answer's 20,971,520 characters were read" in r.explanations[0].comment),
+    "code_cell_20_mb": (lambda nb: _bytes(_grow_prediction_cell(nb, 20 << 20)),
+                        lambda r, b: r.total == b.total and not r.errors),
+    "ledger_300k_entries": (lambda nb: _bytes(_long_ledger(nb)),
+                            lambda r, b: r.chain.status == "broken" and "ledger_too_long" in r.flags
+                            and "300,000 entries" in r.chain.reasons[0] and r.total == 0),
 }
 
 
@@ -239,6 +335,33 @@ def _symlinked_student(nb_path: Path, outside: Path, data: bytes) -> None:
     student.symlink_to(target, target_is_directory=True)
 
 
+def _own_answer_key(nb_path: Path, outside: Path, data: bytes, fifo: bool = False) -> None:
+    """The exploit of issue 18: a resealed device key that walks from the reference store into the
+    student's own folder, where a reference made of the student's own predictions (or a FIFO) waits."""
+    student = nb_path.parent.parent.name
+    key = f"../../submitted/{student}/04_fusion/myref"
+    nb = json.loads(data)
+
+    def edit(chain: list[dict]) -> None:
+        _set_device(key)(chain)
+        _set_prediction(value=11.0)(chain)
+
+    _edit_chain(nb, edit, reseal=True)
+    nb_path.write_bytes(_bytes(nb))
+    target = nb_path.parent / "myref.json"
+    if fifo:
+        os.mkfifo(target)
+        return
+    course = nb_path.parents[3]
+    ref = json.loads((course / "references" / "04_fusion" / "nvidia-h200.json").read_text(encoding="utf-8"))
+    chain = max((p["chain"] for p in _ledger_outputs(nb)), key=len)
+    for e in chain:
+        if e["kind"] == "prediction" and e["quantity"] in ref["quantities"]:
+            q = ref["quantities"][e["quantity"]]
+            q.update(value=e["value"], **({"ratio": e["value"]} if isinstance(e["value"], float) else {}))
+    target.write_text(json.dumps(ref), encoding="utf-8")
+
+
 def _sparse(nb_path: Path, outside: Path, data: bytes) -> None:
     with open(nb_path, "wb") as f:
         f.truncate(201 << 20)
@@ -255,6 +378,12 @@ FS_CASES: dict[str, tuple[Callable[[Path, Path, bytes], None], Callable[[Submiss
     "folder_as_notebook": (lambda p, o, d: p.mkdir(), lambda r, b: "a folder" in r.errors[0]),
     "sparse_201_mib": (_sparse, lambda r, b: "over the 200 MiB limit" in r.errors[0] and r.notebook_sha256 is None),
     "dev_zero_link": (lambda p, o, d: p.symlink_to("/dev/zero"), lambda r, b: "symbolic link" in r.errors[0]),
+    "device_key_own_answer_key": (_own_answer_key, lambda r, b: _claim(r, "device_claim_invalid", "path separator")
+                                  and "the NVIDIA H200 reference measured" in r.predictions[0].reason
+                                  and r.predictions[0].points < 0.5 * r.predictions[0].max_points),
+    "device_key_fifo": (lambda p, o, d: _own_answer_key(p, o, d, fifo=True),
+                        lambda r, b: _claim(r, "device_claim_invalid", "path separator")
+                        and "the NVIDIA H200 reference measured" in r.predictions[0].reason),
 }
 
 
@@ -310,6 +439,7 @@ def corpus_batch(tmp_path_factory, course_template):
 
 def test_corpus_has_at_least_25_kinds():
     assert len(CASES) >= 25
+    assert len(CASES) + len(FS_CASES) >= 56  # 42 before issue 18's hostile kinds
 
 
 @pytest.mark.parametrize("name", sorted([*CASES, *FS_CASES]))

@@ -1,3 +1,4 @@
+import time
 from pathlib import Path
 
 import pytest
@@ -111,3 +112,40 @@ def test_a_student_setup_that_differs_from_the_reference_is_named_in_the_reason(
     record = grade_submission(reading, spec, refs, GradingPolicy(), "s")
     reason = record.predictions[0].reason
     assert "your setup differs from the reference's: torch 2.9 (reference: 2.11)" in reason
+
+
+def test_a_submission_over_the_deadline_gets_a_record_saying_so_and_the_batch_goes_on(course):
+    """A 300,000-entry ledger takes seconds to read; under a 1 s deadline its worker is killed, the student
+    gets a record (every reason says why, in the gradebook too), the class is graded, a rerun does not
+    grade it again, and a rerun with --force and no deadline grades it."""
+    import json
+
+    from tests.grading.test_bad_inputs import _bytes, _long_ledger
+
+    c, ids = _setup(course, n=6)
+    slow = c.submitted / "slow" / "04_fusion"
+    slow.mkdir(parents=True)
+    first = json.loads((c.submitted / ids[0] / "04_fusion" / "04_fusion.ipynb").read_text(encoding="utf-8"))
+    (slow / "04_fusion.ipynb").write_bytes(_bytes(_long_ledger(first)))
+    start = time.monotonic()
+    result = grade_class(c, "04_fusion", GradingPolicy(submission_deadline_s=1.0), workers=2)
+    assert time.monotonic() - start < 60
+    assert not result.failed and sorted(result.graded) == sorted([*ids, "slow"])
+    store = RecordStore(c.records)
+    rec = store.load("04_fusion", "slow")
+    assert rec.flags[0] == "grading_timeout" and rec.total == 0 and "unreadable" not in rec.flags
+    assert all("took longer than the course's 1 s per submission" in p.reason for p in rec.predictions)
+    assert all(e.comment.startswith("Not graded: grading this notebook took longer") for e in rec.explanations)
+    assert (c.root / "autograded" / "slow" / "04_fusion" / "04_fusion.ipynb").is_file()
+    rows = _auto_scores(course)
+    assert rows[("slow", rec.explanations[0].grade_id, "comment")] == rec.explanations[0].comment
+    clean = {s: store.load("04_fusion", s).total for s in ids}
+
+    again = grade_class(c, "04_fusion", GradingPolicy(submission_deadline_s=1.0), workers=2)
+    assert "slow" in again.skipped and not again.graded  # resumable: nothing graded twice
+
+    forced = grade_class(c, "04_fusion", GradingPolicy(submission_deadline_s=0), students=["slow"], force=True)
+    assert forced.graded == ["slow"]
+    rec = store.load("04_fusion", "slow")
+    assert "grading_timeout" not in rec.flags and "ledger_too_long" in rec.flags
+    assert {s: store.load("04_fusion", s).total for s in ids} == clean

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
+import stat
 import time
 from pathlib import Path
 
 import pytest
 
-from autograder.grading.safe_read import open_submission, refusal_of_folder
+from autograder.grading.safe_read import open_in_folder, open_submission, refusal_of_folder
 
 
 @pytest.fixture()
@@ -88,3 +89,47 @@ def test_a_device_is_refused(course):
     _nb(course).unlink()
     _nb(course).symlink_to("/dev/zero")
     assert open_submission(course, "ann", "a1", "nb.ipynb").data is None
+
+
+# --- open_in_folder: a file of one of the course's own folders (the reference store), same refusals ---------
+def test_in_folder_a_regular_file_is_read(tmp_path):
+    (tmp_path / "r.json").write_bytes(b"{}")
+    assert open_in_folder(tmp_path, "r.json", 100).data == b"{}"
+
+
+def test_in_folder_a_fifo_is_refused_without_hanging(tmp_path):
+    os.mkfifo(tmp_path / "r.json")
+    start = time.monotonic()
+    got = open_in_folder(tmp_path, "r.json", 100, shown="references/a1/r.json")
+    assert time.monotonic() - start < 2 and got.data is None
+    assert got.refusal == "references/a1/r.json is a named pipe (FIFO), not a regular file, so it was not read"
+
+
+def test_in_folder_links_folders_and_paths_are_refused(tmp_path):
+    (tmp_path / "outside.json").write_bytes(b"secret")
+    store = tmp_path / "store"
+    store.mkdir()
+    (store / "link.json").symlink_to(tmp_path / "outside.json")
+    (store / "dir.json").mkdir()
+    assert "symbolic link" in open_in_folder(store, "link.json", 100).refusal
+    assert "a folder" in open_in_folder(store, "dir.json", 100).refusal
+    for name in ("../outside.json", "..", "", "a\0b"):
+        got = open_in_folder(store, name, 100)
+        assert got.data is None and "not a plain file name" in got.refusal
+    assert "does not exist" in open_in_folder(store, "none.json", 100).refusal
+    assert "cannot be opened" in open_in_folder(tmp_path / "no-such-folder", "r.json", 100).refusal
+
+
+def test_in_folder_size_is_checked_before_reading(tmp_path):
+    with open(tmp_path / "big.json", "wb") as f:
+        f.truncate(65 << 20)
+    start = time.monotonic()
+    got = open_in_folder(tmp_path, "big.json", 64 << 20)
+    assert time.monotonic() - start < 1 and got.data is None and "over the 64 MiB limit" in got.refusal
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="making a device node needs root")
+def test_in_folder_a_real_device_node_is_refused(tmp_path):
+    os.mknod(tmp_path / "zero.json", stat.S_IFCHR | 0o600, os.makedev(1, 5))  # /dev/zero's numbers
+    got = open_in_folder(tmp_path, "zero.json", 100)
+    assert got.data is None and "a character device" in got.refusal

@@ -66,8 +66,8 @@ def test_its_tables_and_reasons_speak_the_lessons_words(course):
     correct "…% of the copy roofline" is not read as a figure of the variant named copy; on the CPU, reasons
     name the size the CPU measured (2^11 in place of 2^12)."""
     from autograder.bench.store import ReferenceStore
-    from autograder.preread import grade_explanation
     from autograder.kinds import kind_of
+    from autograder.preread import grade_explanation
     from autograder.records import SubmissionGrade
     from autograder.spec import load_spec
 
