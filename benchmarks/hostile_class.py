@@ -29,7 +29,6 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 import nbformat
-from autograder.grading.explanations import grade_explanation
 
 from autograder.bench.store import ReferenceStore
 from autograder.course import Course
@@ -37,6 +36,7 @@ from autograder.grading.batch import grade_class
 from autograder.grading.grade import capped_explanation
 from autograder.grading.policy import GradingPolicy
 from autograder.grading.records_store import RecordStore
+from autograder.preread import grade_explanation
 from autograder.sample.generate import PERSONAS, generate_class, make_submission
 from tests.grading.test_bad_inputs import START, _bytes, _explain, _huge, _long_ledger, _own_answer_key
 
