@@ -69,6 +69,7 @@ c.Autograde.sanitize_preprocessors = [
 c.Autograde.autograde_preprocessors = [
     "autograder.preprocessors.WriteGradingContext",
     "autograder.preprocessors.LimitedExecute",
+    "autograder.preprocessors.ShowRecordedGrades",
     IgnorePattern,
     ClearMetadataPreprocessor,
     LimitOutput,
