@@ -76,7 +76,7 @@ def _install(cfg: dict) -> None:  # type: ignore[type-arg]
                     note("not readable", p)
             elif event in ("os.listdir", "os.scandir"):
                 p = path_of(args[0]) if args else None
-                if p is not None and not os.path.lexists(p) and not under(p, searched + system):
+                if p is not None and not os.path.lexists(p) and not under(p, visible + searched + system):
                     note("outside the sandbox", p)
             elif event in ("socket.connect", "socket.sendto", "socket.sendmsg"):
                 address = args[1] if len(args) > 1 else None

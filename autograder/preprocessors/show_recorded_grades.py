@@ -9,6 +9,8 @@ SaveAutoGrades reads the record's points too. Plain nbgrader assignments pass th
 
 from __future__ import annotations
 
+from typing import Any
+
 from nbconvert.exporters.exporter import ResourcesDict
 from nbformat import from_dict
 from nbformat.notebooknode import NotebookNode
@@ -19,6 +21,16 @@ from ..records import SubmissionGrade
 from .read_ledger import grading_meta
 
 __all__ = ["ShowRecordedGrades"]
+
+
+def _joined(output: dict[str, Any]) -> dict[str, Any]:
+    """An output as nbformat holds it in memory (multi-line strings joined, as on reading a file)."""
+    out = dict(output)
+    if isinstance(out.get("text"), list):
+        out["text"] = "".join(out["text"])
+    if isinstance(out.get("data"), dict):
+        out["data"] = {k: "".join(v) if isinstance(v, list) else v for k, v in out["data"].items()}
+    return out
 
 
 class ShowRecordedGrades(NbGraderPreprocessor):
@@ -36,5 +48,5 @@ class ShowRecordedGrades(NbGraderPreprocessor):
             gid = (cell.get("metadata", {}).get("nbgrader") or {}).get("grade_id")
             g = by_cell.get(gid) if isinstance(gid, str) else None
             if g is not None:
-                cell.outputs = [from_dict(o) for o in grade_cell_outputs(g, cell.get("execution_count"))]
+                cell.outputs = [from_dict(_joined(o)) for o in grade_cell_outputs(g, cell.get("execution_count"))]
         return nb, resources
