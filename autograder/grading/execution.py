@@ -102,7 +102,7 @@ _AUDIT_WORDS = {
 }
 
 
-def audit_problems(entries: list[dict[str, str]], limit: int = 5) -> list[str]:
+def audit_problems(entries: list[dict[str, str]], limit: int = 8) -> list[str]:
     """The kernel audit hook's notes (sandbox.SandboxedKernelManager.read_audit), one sentence each for the
     first ``limit`` distinct ones: attempts the sandbox denied, whether or not the student's code caught
     the error."""

@@ -31,16 +31,18 @@ def _install(cfg: dict) -> None:  # type: ignore[type-arg]
     # an attempt to read what the sandbox hides; an open of a file there is still noted
     system = ("/usr", "/etc", "/lib", "/lib64", "/bin", "/sbin", "/sys", "/proc", "/dev", "/run")
     forks_allowed = int(cfg.get("forks") or 0)
-    state = {"left": 200, "forks": 0}
+    mount = str(cfg.get("mount") or "/tmp/.notebook")
+    state = {"left": 200, "missed": 100, "forks": 0}
     write_flags = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
     def under(p: str, roots: tuple) -> bool:  # type: ignore[type-arg]
         return any(p == r or p.startswith(r + "/") for r in roots)
 
     def note(what: str, target: object) -> None:
-        if state["left"] <= 0:
+        budget = "missed" if what == "missing" else "left"
+        if state[budget] <= 0:
             return
-        state["left"] -= 1
+        state[budget] -= 1
         try:
             os.write(fd, (json.dumps({"what": what, "path": str(target)[:300]}) + "\n").encode())
         except Exception:
@@ -68,6 +70,8 @@ def _install(cfg: dict) -> None:  # type: ignore[type-arg]
                 if not os.path.lexists(p):
                     if not under(p, visible):
                         note("outside the sandbox", p)
+                    elif not writing and under(p, ("/tmp",)) and not under(p, (mount,)):
+                        note("missing", p)  # the grader checks whether the machine's /tmp has it
                     elif writing and not os.access(os.path.dirname(p) or "/", os.W_OK):
                         note("write where it is read-only", p)
                 elif writing and not os.access(p, os.W_OK):
@@ -76,8 +80,12 @@ def _install(cfg: dict) -> None:  # type: ignore[type-arg]
                     note("not readable", p)
             elif event in ("os.listdir", "os.scandir"):
                 p = path_of(args[0]) if args else None
-                if p is not None and not os.path.lexists(p) and not under(p, visible + searched + system):
+                if p is None or os.path.lexists(p):
+                    return
+                if not under(p, visible + searched + system):
                     note("outside the sandbox", p)
+                elif under(p, ("/tmp",)) and not under(p, (mount,)):
+                    note("missing", p)
             elif event in ("socket.connect", "socket.sendto", "socket.sendmsg"):
                 address = args[1] if len(args) > 1 else None
                 if isinstance(address, tuple):

@@ -88,13 +88,16 @@ def bwrap_available() -> bool:
 
 def python_roots() -> list[Path]:
     """The folders the kernel's Python needs: the environment's prefixes (a venv, its base interpreter, a
-    conda env), each also by its real path, and the autograder package (an editable install lives in a
-    clone). Wherever they are: ``/tmp``, ``/home``, ``/root``, ``/opt``."""
+    conda env), each also by its real path, any other site-packages on ``sys.path``, and the autograder
+    package (an editable install lives in a clone). Wherever they are: ``/tmp``, ``/home``, ``/root``,
+    ``/opt``."""
     import autograder
 
     out: list[Path] = []
+    # site-packages on sys.path beyond the prefixes: an environment layered on another (a .pth, PYTHONPATH)
+    layered = [p for p in sys.path if p and os.path.basename(p.rstrip("/")) in ("site-packages", "dist-packages")]
     for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
-              os.path.dirname(os.path.dirname(sys.executable)), Path(autograder.__file__).parent):
+              os.path.dirname(os.path.dirname(sys.executable)), Path(autograder.__file__).parent, *layered):
         for q in (Path(os.path.abspath(p)), Path(os.path.realpath(p))):
             if q not in out and q != Path("/") and q.is_dir():
                 out.append(q)
@@ -369,7 +372,7 @@ class SandboxedKernelManager(AsyncKernelManager):
             return cmd
         from . import kernel_boot
 
-        cfg = {"fd": self._audit_fd, "visible": layout.visible, "forks": self.process_limit}
+        cfg = {"fd": self._audit_fd, "visible": layout.visible, "forks": self.process_limit, "mount": NOTEBOOK_MOUNT}
         return [cmd[0], "-c", Path(kernel_boot.__file__).read_text(encoding="utf-8"), json.dumps(cfg), *cmd[3:]]
 
     async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
@@ -397,8 +400,14 @@ class SandboxedKernelManager(AsyncKernelManager):
                 e = json.loads(line)
             except ValueError:
                 continue
-            if isinstance(e, dict) and isinstance(e.get("what"), str) and isinstance(e.get("path"), str):
-                out.append({"what": e["what"][:60], "path": e["path"][:300]})
+            if not (isinstance(e, dict) and isinstance(e.get("what"), str) and isinstance(e.get("path"), str)):
+                continue
+            what, path = e["what"][:60], e["path"][:300]
+            if what == "missing":  # absent from the kernel's private /tmp: hidden if the machine's /tmp has it
+                if not os.path.lexists(path) or Path(path).is_relative_to(self._runtime):
+                    continue
+                what = "outside the sandbox"
+            out.append({"what": what, "path": path})
         return out
 
     def scratch_used(self) -> int | None:
