@@ -97,7 +97,7 @@ def python_roots() -> list[Path]:
     # site-packages on sys.path beyond the prefixes: an environment layered on another (a .pth, PYTHONPATH)
     layered = [p for p in sys.path if p and os.path.basename(p.rstrip("/")) in ("site-packages", "dist-packages")]
     for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
-              os.path.dirname(os.path.dirname(sys.executable)), Path(autograder.__file__).parent, *layered):
+              os.path.dirname(os.path.dirname(sys.executable)), os.path.dirname(autograder.__file__), *layered):
         for q in (Path(os.path.abspath(p)), Path(os.path.realpath(p))):
             if q not in out and q != Path("/") and q.is_dir():
                 out.append(q)
