@@ -37,6 +37,16 @@ _KINDS = {
 }
 
 
+# what each kind means for the TA reading the record (after the cell's own error)
+_MEANING = {
+    "timeout": "the cell ran past its time limit (c.LimitedExecute.timeout) and was interrupted",
+    "memory": "the kernel hit its memory limit (c.LimitedExecute.memory_limit_mb)",
+    "kernel_died": "the kernel died (a crash or the memory limit); later cells did not run in it",
+    "recursion": "unbounded recursion",
+    "denied": "denied by the grading sandbox (only the notebook's own files, no network, bounded processes)",
+}
+
+
 class ExecutionVerdict(Record):
     status: str = Field(
         description="ok | not_started | deadline | timeout | memory | kernel_died | recursion | denied | disk | "
@@ -138,7 +148,8 @@ def verdict_from_outputs(
             if kind:
                 if kind not in kinds:
                     kinds.append(kind)
-                problems.append(f"cell {i}: {o.get('ename')} {str(o.get('evalue', ''))[:120]}".strip())
+                said = f"cell {i}: {o.get('ename')} {str(o.get('evalue', ''))[:120]}".strip()
+                problems.append(f"{said} — {_MEANING[kind]}")
     if written:
         kinds.insert(0, "wrote_outside_folder")
         problems.append("the notebook wrote outside its folder: " + ", ".join(written[:5]))

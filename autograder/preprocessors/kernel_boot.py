@@ -32,6 +32,9 @@ def _install(cfg: dict) -> None:  # type: ignore[type-arg]
     system = ("/usr", "/etc", "/lib", "/lib64", "/bin", "/sbin", "/sys", "/proc", "/dev", "/run")
     forks_allowed = int(cfg.get("forks") or 0)
     mount = str(cfg.get("mount") or "/tmp/.notebook")
+    # what is bound inside the private /tmp (the notebook, a Python environment that lives under /tmp):
+    # a file missing there is just missing; elsewhere in /tmp it may be one of the machine's, hidden
+    shown_in_tmp = (mount, *(v for v in visible if v.startswith("/tmp/")))
     state = {"left": 200, "missed": 100, "forks": 0}
     write_flags = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
@@ -70,7 +73,7 @@ def _install(cfg: dict) -> None:  # type: ignore[type-arg]
                 if not os.path.lexists(p):
                     if not under(p, visible):
                         note("outside the sandbox", p)
-                    elif not writing and under(p, ("/tmp",)) and not under(p, (mount,)):
+                    elif not writing and under(p, ("/tmp",)) and not under(p, shown_in_tmp):
                         note("missing", p)  # the grader checks whether the machine's /tmp has it
                     elif writing and not os.access(os.path.dirname(p) or "/", os.W_OK):
                         note("write where it is read-only", p)
@@ -84,7 +87,7 @@ def _install(cfg: dict) -> None:  # type: ignore[type-arg]
                     return
                 if not under(p, visible + searched + system):
                     note("outside the sandbox", p)
-                elif under(p, ("/tmp",)) and not under(p, (mount,)):
+                elif under(p, ("/tmp",)) and not under(p, shown_in_tmp):
                     note("missing", p)
             elif event in ("socket.connect", "socket.sendto", "socket.sendmsg"):
                 address = args[1] if len(args) > 1 else None
