@@ -69,6 +69,7 @@ c.Autograde.sanitize_preprocessors = [
 c.Autograde.autograde_preprocessors = [
     "autograder.preprocessors.WriteGradingContext",
     "autograder.preprocessors.LimitedExecute",
+    "autograder.preprocessors.ShowRecordedGrades",
     IgnorePattern,
     ClearMetadataPreprocessor,
     LimitOutput,
@@ -78,12 +79,25 @@ c.Autograde.autograde_preprocessors = [
     CheckCellMetadata,
 ]
 # Grading executes no benchmark (the reference is stored), but student cells may still import torch.
-# The kernel runs under limits; a notebook that hits one is graded on what it has, its record says why.
+# The kernel runs in bubblewrap (autograder/preprocessors/sandbox.py: the Python environment, the package and
+# its notebook's files, no network, no other file of the machine, an allow-listed environment) under limits;
+# a notebook that hits one is graded on what it has, its record says why. notebook_timeout is the deadline of
+# one submission's whole execution: cells after it are not run, and the class goes on.
 c.LimitedExecute.timeout = 300
 c.LimitedExecute.notebook_timeout = 900
 c.LimitedExecute.memory_limit_mb = 8192
 c.LimitedExecute.cpu_limit_s = 1800
 c.LimitedExecute.file_limit_mb = 1024
+# Per student, whatever the notebook does: everything it writes (/tmp and its folder are one tmpfs inside the
+# sandbox, gone when the kernel ends), the output kept in the autograded notebook and the feedback (cut at
+# the grader as it arrives; a kernel message over max_message_mb is dropped unread). Each overrun is a flag
+# with its reason in the record, never a failed student.
+c.LimitedExecute.scratch_mb = 512
+c.LimitedExecute.output_limit_kb = 1024
+c.LimitedExecute.max_message_mb = 32
+# nbgrader's own line and traceback limits apply after that
+c.LimitOutput.max_lines = 1000
+c.LimitOutput.max_traceback = 100
 c.ClearMetadataPreprocessor.preserve_nb_metadata_mask = [("kernelspec",), ("language_info",), ("gpu_lessons",)]
 
 # Code solution regions in a lesson are the argument slots of L.predict(...): the stub is itself valid

@@ -17,15 +17,26 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from ..records import SubmissionGrade
+from ..records import PredictionGrade, SubmissionGrade
 from .grade import grade_cell_text
 from .reader import SubmissionReading, normalized_cells, parse_notebook_bytes
 
-__all__ = ["AUTOGRADED_BY", "autograded_notebook", "autograded_path", "parsed", "write_autograded", "write_timestamp"]
+__all__ = [
+    "AUTOGRADED_BY",
+    "autograded_notebook",
+    "autograded_path",
+    "grade_cell_outputs",
+    "keep_autograded",
+    "parsed",
+    "restore_autograded",
+    "write_autograded",
+    "write_timestamp",
+]
 
 AUTOGRADED_BY = "autograder grade (fast batch: no kernel ran; test cells show the stored grade)"
 
@@ -51,6 +62,16 @@ def _lines(text: str) -> list[str]:
     return text.splitlines(keepends=True)
 
 
+def grade_cell_outputs(g: PredictionGrade, execution_count: int | None = None) -> list[dict[str, Any]]:
+    """A graded test cell's outputs, from the record: the reason ``Lesson.grade`` prints and the points it
+    returns. Both paths write these (the native path over whatever the student's kernel printed)."""
+    return [
+        {"name": "stdout", "output_type": "stream", "text": _lines(grade_cell_text(g) + "\n")},
+        {"data": {"text/plain": [repr(g.points)]}, "execution_count": execution_count, "metadata": {},
+         "output_type": "execute_result"},
+    ]
+
+
 def autograded_notebook(nb: Any | None, record: SubmissionGrade, release: dict[str, Any]) -> dict[str, Any]:
     """The autograded notebook of a submission (``nb``: the submitted notebook as parsed, :func:`parsed`)."""
     by_cell = {p.grade_id: p for p in record.predictions}
@@ -67,11 +88,7 @@ def autograded_notebook(nb: Any | None, record: SubmissionGrade, release: dict[s
         cell["execution_count"] = None
         gid = (cell.get("metadata", {}).get("nbgrader") or {}).get("grade_id")
         g = by_cell.get(gid) if isinstance(gid, str) else None
-        cell["outputs"] = [] if g is None else [
-            {"name": "stdout", "output_type": "stream", "text": _lines(grade_cell_text(g) + "\n")},
-            {"data": {"text/plain": [repr(g.points)]}, "execution_count": None, "metadata": {},
-             "output_type": "execute_result"},
-        ]
+        cell["outputs"] = [] if g is None else grade_cell_outputs(g)
     meta = {**release.get("metadata", {}),
             "gpu_lessons": {"autograded_by": AUTOGRADED_BY, "notebook_sha256": record.notebook_sha256}}
     return {**release, "metadata": meta, "cells": cells}
@@ -117,3 +134,55 @@ def _write_if_changed(path: Path, content: bytes) -> bool:
         Path(tmp).unlink(missing_ok=True)
         raise
     return True
+
+
+def keep_autograded(folders: list[Path], store: Path) -> int:
+    """Before ``nbgrader autograde`` touches them: a copy (hard links where it can) of every file of each
+    ``autograded/STUDENT/ASSIGNMENT`` folder in ``store``. nbgrader deletes a student's folder when their
+    native run fails (and first, with ``--force`` or a newer submission); :func:`restore_autograded` puts
+    back what a failed run left missing. nbgrader only ever writes new files there (it deletes before it
+    writes), so a link is never written through. Returns the number of folders kept."""
+    kept = 0
+    for folder in folders:
+        if folder.is_symlink() or not folder.is_dir():
+            continue
+        files = [p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()]
+        if not files:
+            continue
+        dest = store / folder.parent.name / folder.name
+        for p in files:
+            target = dest / p.relative_to(folder)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.link(p, target)
+            except OSError:
+                shutil.copy2(p, target)
+        kept += 1
+    return kept
+
+
+def restore_autograded(store: Path, autograded: Path) -> list[str]:
+    """Put back each kept folder whose notebook is gone (its native run failed): every kept file, the
+    submission's ``timestamp.txt`` too (so nbgrader knows it is not graded yet). A folder the run rewrote
+    keeps the new notebook. Then the store is removed. Returns STUDENT/ASSIGNMENT of each folder restored."""
+    restored: list[str] = []
+    if not store.is_dir():
+        return restored
+    for kept in sorted(p for p in store.glob("*/*") if p.is_dir()):
+        live = autograded / kept.parent.name / kept.name
+        notebooks = [p.relative_to(kept) for p in kept.rglob("*.ipynb")]
+        if notebooks and all((live / n).is_file() for n in notebooks):
+            continue
+        for p in (q for q in kept.rglob("*") if q.is_file()):
+            target = live / p.relative_to(kept)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            tmp = target.with_name(f".{target.name}.restore")
+            tmp.unlink(missing_ok=True)
+            try:
+                os.link(p, tmp)
+            except OSError:
+                shutil.copy2(p, tmp)
+            os.replace(tmp, target)
+        restored.append(f"{kept.parent.name}/{kept.name}")
+    shutil.rmtree(store, ignore_errors=True)
+    return restored

@@ -12,7 +12,15 @@ from pydantic import Field
 
 from ..records._base import Record
 
-__all__ = ["ExecutionVerdict", "apply_limits", "changed_paths", "memory_rlimit", "snapshot", "verdict_from_outputs"]
+__all__ = [
+    "ExecutionVerdict",
+    "apply_limits",
+    "audit_problems",
+    "changed_paths",
+    "memory_rlimit",
+    "snapshot",
+    "verdict_from_outputs",
+]
 
 _KINDS = {
     "CellTimeoutError": "timeout",
@@ -29,9 +37,20 @@ _KINDS = {
 }
 
 
+# what each kind means for the TA reading the record (after the cell's own error)
+_MEANING = {
+    "timeout": "the cell ran past its time limit (c.LimitedExecute.timeout) and was interrupted",
+    "memory": "the kernel hit its memory limit (c.LimitedExecute.memory_limit_mb)",
+    "kernel_died": "the kernel died (a crash or the memory limit); later cells did not run in it",
+    "recursion": "unbounded recursion",
+    "denied": "denied by the grading sandbox (only the notebook's own files, no network, bounded processes)",
+}
+
+
 class ExecutionVerdict(Record):
     status: str = Field(
-        description="ok | timeout | memory | kernel_died | recursion | denied | wrote_outside_folder"
+        description="ok | not_started | deadline | timeout | memory | kernel_died | recursion | denied | disk | "
+        "output | wrote_outside_folder"
     )
     kinds: list[str] = Field(default_factory=list, description="every kind of problem seen, in order")
     problems: list[str] = Field(default_factory=list)
@@ -84,9 +103,43 @@ def changed_paths(before: dict[str, tuple[int, int]], after: dict[str, tuple[int
     return sorted(p for p in set(before) | set(after) if before.get(p) != after.get(p))
 
 
-def verdict_from_outputs(cells: list[Any], written: list[str]) -> ExecutionVerdict:
+_AUDIT_WORDS = {
+    "outside the sandbox": "tried to open {path}, which the grading sandbox does not show",
+    "write where it is read-only": "tried to write {path}, where the grading sandbox is read-only",
+    "not readable": "tried to read {path}, which the grading sandbox does not let it read",
+    "network": "tried to reach the network ({path}); the grading sandbox has none",
+    "process limit": "started processes until the limit ({path})",
+}
+
+
+def audit_problems(entries: list[dict[str, str]], limit: int = 8) -> list[str]:
+    """The kernel audit hook's notes (sandbox.SandboxedKernelManager.read_audit), one sentence each for the
+    first ``limit`` distinct ones: attempts the sandbox denied, whether or not the student's code caught
+    the error."""
+    seen: list[str] = []
+    for e in entries:
+        words = _AUDIT_WORDS.get(e.get("what", ""))
+        line = words.format(path=e.get("path", "?")) if words else None
+        if line and line not in seen:
+            seen.append(line)
+    out = [f"the notebook's code {s} (denied, even if the code caught the error)" for s in seen[:limit]]
+    if len(seen) > limit:
+        out.append(f"... and {len(seen) - limit} more such attempts")
+    return out
+
+
+def verdict_from_outputs(
+    cells: list[Any], written: list[str], noted: list[tuple[str, str]] | None = None
+) -> ExecutionVerdict:
+    """The verdict of one executed notebook: ``noted`` are (kind, sentence) pairs the executor saw itself
+    (the kernel did not start, the deadline passed, the scratch space filled, output was cut, the sandbox
+    audit hook's notes); they come first, then each error output of a kind in ``_KINDS``."""
     problems: list[str] = []
     kinds: list[str] = []
+    for noted_kind, sentence in noted or []:
+        if noted_kind not in kinds:
+            kinds.append(noted_kind)
+        problems.append(sentence)
     for i, cell in enumerate(cells):
         for o in cell.get("outputs", []) if cell.get("cell_type") == "code" else []:
             if o.get("output_type") != "error":
@@ -95,7 +148,8 @@ def verdict_from_outputs(cells: list[Any], written: list[str]) -> ExecutionVerdi
             if kind:
                 if kind not in kinds:
                     kinds.append(kind)
-                problems.append(f"cell {i}: {o.get('ename')} {str(o.get('evalue', ''))[:120]}".strip())
+                said = f"cell {i}: {o.get('ename')} {str(o.get('evalue', ''))[:120]}".strip()
+                problems.append(f"{said} — {_MEANING[kind]}")
     if written:
         kinds.insert(0, "wrote_outside_folder")
         problems.append("the notebook wrote outside its folder: " + ", ".join(written[:5]))

@@ -6,6 +6,7 @@ from .limited_execute import LimitedExecute
 from .read_ledger import ReadLedger
 from .save_record import SaveGradingRecord
 from .show_preread import ShowPreRead
+from .show_recorded_grades import ShowRecordedGrades
 from .submission_exporter import SubmissionExporter
 from .write_context import WriteGradingContext
 
@@ -16,6 +17,7 @@ __all__ = [
     "ReadLedger",
     "SaveGradingRecord",
     "ShowPreRead",
+    "ShowRecordedGrades",
     "SubmissionExporter",
     "WriteGradingContext",
 ]

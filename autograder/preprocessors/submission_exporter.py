@@ -12,6 +12,8 @@ Notebooks nbgrader writes itself (the autograde phase reads ``autograded/``) are
 
 from __future__ import annotations
 
+import atexit
+import glob
 import hashlib
 import json
 import os
@@ -25,10 +27,21 @@ from nbformat.notebooknode import NotebookNode
 
 from ..config import LessonGrading
 from ..errors import AutograderError, LessonSpecError
+from ..grading.autograded import keep_autograded, restore_autograded
 from ..grading.reader import SubmissionReading, normalized_cells, parse_notebook_bytes, read_notebook_node
 from ..grading.safe_read import open_submission
 from ..grading.state import load_release
 from .read_ledger import META_KEY
+
+
+def _alive(pid: str) -> bool:
+    try:
+        os.kill(int(pid), 0)
+    except (ValueError, ProcessLookupError):
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 class SubmissionRefused(AutograderError):
@@ -36,7 +49,44 @@ class SubmissionRefused(AutograderError):
 
 
 class SubmissionExporter(NotebookExporter):
-    """NotebookExporter whose ``from_filename`` reads submitted notebooks through the path-safe reader."""
+    """NotebookExporter whose ``from_filename`` reads submitted notebooks through the path-safe reader.
+
+    Made once per ``nbgrader autograde`` run, before any student: it first checks that the grading sandbox
+    can start Python (else one line with bwrap's message, exit 1, nothing touched), then keeps the
+    ``autograded/`` folders the run may delete, and puts back at exit each one whose native run failed."""
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        coursedir = getattr(self.parent, "coursedir", None)
+        if coursedir is not None and hasattr(self.parent, "autograde_preprocessors"):
+            self._before_run(coursedir)
+
+    def _before_run(self, coursedir: Any) -> None:
+        from .limited_execute import LimitedExecute
+        from .sandbox import bwrap_available, preflight, python_roots
+
+        names = [p if isinstance(p, str) else f"{p.__module__}.{p.__name__}"
+                 for p in getattr(self.parent, "autograde_preprocessors", [])]
+        execute = LimitedExecute(config=self.config)
+        if any(n.endswith("LimitedExecute") for n in names) and execute.sandbox == "bwrap" and bwrap_available():
+            problem = preflight([*python_roots(), *(Path(p) for p in execute.sandbox_paths)])
+            if problem is not None:
+                self.log.error("nbgrader autograde: %s; nothing was graded or changed", problem)
+                raise SystemExit(1)
+        root, out = Path(coursedir.root), Path(coursedir.root, coursedir.autograded_directory)
+        folders = [Path(p) for p in glob.glob(coursedir.format_path(
+            coursedir.autograded_directory, coursedir.student_id, coursedir.assignment_id))]
+        store = root / ".autograded-kept" / f"{os.getpid()}"
+        for stale in sorted((root / ".autograded-kept").glob("*")):  # a run that was killed
+            if not _alive(stale.name):
+                self._restore(stale, out)
+        if keep_autograded(folders, store):
+            atexit.register(self._restore, store, out)
+
+    def _restore(self, store: Path, autograded: Path) -> None:
+        for where in restore_autograded(store, autograded):
+            self.log.warning("%s: the native run did not finish; its earlier autograded notebook "
+                             "(e.g. the fast batch's) is put back unchanged", where)
 
     def from_filename(
         self, filename: str, resources: dict[str, Any] | None = None, **kw: Any
