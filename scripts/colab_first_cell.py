@@ -17,7 +17,7 @@ TEXT = (
     "same release folder as this notebook) beside it, and install the course's package once, keeping the torch\n"
     "you have (in a notebook cell, start the line with `!`; your instructor may give a wheel file or URL to use\n"
     "in place of the name):\n\n"
-    "    pip install --no-deps gpu-lessons-autograder && pip install \"pydantic>=2.6,<3\"\n\n"
+    "    pip install --no-deps gpu-lessons-autograder && pip install \"pydantic>=2.6,<3\" \"markdown-it-py>=3\"\n\n"
     "When you are done, save and download the notebook (`.ipynb`) and upload it to the course's LMS as it is:\n"
     "your ledger travels in its outputs."
 )

@@ -122,7 +122,7 @@ class Context:
     after: str = ""  # the words right after the number, to the end of its clause ("faster than eager")
     before: str = ""  # the words of its clause right before it ("the speedup is about")
     #: ``clause`` is the answer's text from ``offset`` on (False: a table cell's words joined with its headers')
-    contiguous: bool = True
+    in_one_span: bool = True
     #: the variant is named in the number's own clause (not carried from earlier: "…, so it's 7x longer")
     variant_in_clause: bool = True
 
@@ -427,7 +427,7 @@ def _in_table(num: Stated, cell: Cell, text: str, case: Mapping[str, ParamValue]
                 named.update(m.params)
     words = " ".join(text[a:b] for a, b in spans)
     return Attributed(num, Context(variant, _complete(params, named, named, known), words, cell.start,
-                                   bool(named), words, text[cell.start:cell.end], contiguous=False))
+                                   bool(named), words, text[cell.start:cell.end], in_one_span=False))
 
 
 def _here(text: str) -> list[Mention]:

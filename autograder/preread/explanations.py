@@ -168,7 +168,7 @@ class _Cues:
 
     @staticmethod
     def of(ctx: Context, s: Stated, ix: _Index) -> _Cues:
-        if not ctx.contiguous:  # a table cell: its words and its headers', read as a text of their own
+        if not ctx.in_one_span:  # a table cell: its words and its headers', read as a text of their own
             ix = _Index(ctx.clause)
             s = dataclasses.replace(s, start=s.start - ctx.offset, end=s.end - ctx.offset)
             ctx = dataclasses.replace(ctx, offset=0)
@@ -246,7 +246,7 @@ class _CueCache:
             return True
         if c.cue not in self.seen:
             ctx = self.ctx
-            self.seen[c.cue] = (self.ix.has(c.cue, ctx.offset, ctx.offset + len(ctx.clause)) if ctx.contiguous
+            self.seen[c.cue] = (self.ix.has(c.cue, ctx.offset, ctx.offset + len(ctx.clause)) if ctx.in_one_span
                                 else re.search(c.cue, ctx.clause, re.I) is not None)
         return self.seen[c.cue]
 

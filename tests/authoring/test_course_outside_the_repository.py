@@ -127,8 +127,9 @@ def _borrow(dists: list[str], into: Path) -> None:
 
 
 def test_the_first_cell_s_install_line_is_all_a_student_with_torch_needs(wheel, tmp_path):
-    """The released notebook's first cell names the package without its dependencies, plus pydantic: in a
-    Python that has only torch (and what torch needs) and pydantic, the installed wheel runs the lesson."""
+    """The released notebook's first cell names the package without its dependencies, plus pydantic and
+    markdown-it-py: in a Python that has only torch (and what torch needs) and those two, the installed
+    wheel runs the lesson."""
     import tomllib
 
     import nbformat
@@ -136,7 +137,8 @@ def test_the_first_cell_s_install_line_is_all_a_student_with_torch_needs(wheel, 
     whl, _ = wheel
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     pydantic = next(d for d in project["dependencies"] if d.startswith("pydantic"))
-    line = f'pip install --no-deps {project["name"]} && pip install "{pydantic}"'
+    markdown = next(d for d in project["dependencies"] if d.startswith("markdown-it-py"))
+    line = f'pip install --no-deps {project["name"]} && pip install "{pydantic}" "{markdown}"'
     for lesson in sorted(p.parent.name for p in (REPO / "source").glob("*/lesson.toml")):
         first = nbformat.read(REPO / "release" / lesson / f"{lesson}.ipynb", as_version=4).cells[0]
         assert line in first.source, lesson
@@ -148,7 +150,7 @@ def test_the_first_cell_s_install_line_is_all_a_student_with_torch_needs(wheel, 
                      cwd=tmp_path).stdout.strip())
     borrowed = tmp_path / "borrowed"
     borrowed.mkdir()
-    _borrow(["torch", "pydantic"], borrowed)
+    _borrow(["torch", "pydantic", "markdown-it-py"], borrowed)
     (site / "_has.pth").write_text(f"{borrowed}\n")
     _run([sys.executable, "-m", "pip", "--python", str(py), "install", "-q", "--no-deps", str(whl)], cwd=tmp_path)
     work = tmp_path / "colab"

@@ -32,7 +32,7 @@ def test_sizes_outside_the_sweep_or_not_numbers_are_refused(spec):
     assert parse_sizes("12, 24", spec, "cpu") == [12, 24] and parse_sizes(None, spec, "cpu") is None
     with pytest.raises(BenchUsageError, match="'abc' is not a whole number"):
         parse_sizes("12,abc", spec, "cpu")
-    with pytest.raises(BenchUsageError, match="2\\^40 is not in 04_fusion's cpu sweep; choose from 12,16,20,24"):
+    with pytest.raises(BenchUsageError, match="2\\^40 is not in 04_fusion's cpu sweep; choose from 12,16,20,22,24"):
         parse_sizes("40", spec, "cpu")
     assert parse_sizes("28", spec, "cuda") == [28]
 
