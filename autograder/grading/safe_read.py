@@ -124,19 +124,7 @@ def open_submission(
         shown = f"{shown}/{notebook}"
         if notebook in ("", ".", "..") or "/" in notebook:
             return Opened(None, f"{shown} is not a plain file name")
-        why = _refuse_component(fd, notebook, shown, want_dir=False)
-        if why:
-            return Opened(None, why)
-        try:
-            ffd = os.open(notebook, _FILE_FLAGS, dir_fd=fd)
-        except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                return Opened(None, f"{shown} is a symbolic link; links are not followed, so it was not read")
-            return Opened(None, f"cannot read the notebook file: {exc.strerror}")
-        try:
-            return _read_bounded(ffd, shown, limit)
-        finally:
-            os.close(ffd)
+        return _read_file_at(fd, notebook, shown, limit, "the notebook", "cannot read the notebook file: {why}")
     except OSError as exc:
         return Opened(None, f"{shown} cannot be opened ({exc.strerror})")
     finally:
@@ -169,6 +157,25 @@ def _read_bounded(fd: int, shown: str, limit: int, what: str = "the notebook") -
     return Opened(b"".join(chunks))
 
 
+def _read_file_at(fd: int, name: str, shown: str, limit: int, what: str, unreadable: str) -> Opened:
+    """``name`` in the open folder ``fd``: refused unless a regular file (never opened where opening could
+    block, links never followed), then read to at most ``limit`` bytes. ``unreadable`` is the reason when
+    the open itself fails (``{why}``: the system's words)."""
+    why = _refuse_component(fd, name, shown, want_dir=False)
+    if why:
+        return Opened(None, why)
+    try:
+        ffd = os.open(name, _FILE_FLAGS, dir_fd=fd)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return Opened(None, f"{shown} is a symbolic link; links are not followed, so it was not read")
+        return Opened(None, unreadable.format(why=exc.strerror))
+    try:
+        return _read_bounded(ffd, shown, limit, what=what)
+    finally:
+        os.close(ffd)
+
+
 def open_in_folder(folder: str | Path, name: str, limit: int, shown: str | None = None) -> Opened:
     """The bytes of ``folder/name``, where ``folder`` is one of the course's own folders (resolved as the
     course's settings name it) and ``name`` a plain file name in it: the same refusals as
@@ -183,19 +190,7 @@ def open_in_folder(folder: str | Path, name: str, limit: int, shown: str | None 
     except OSError as exc:
         return Opened(None, f"the folder of {shown} cannot be opened ({exc.strerror})")
     try:
-        why = _refuse_component(fd, name, shown, want_dir=False)
-        if why:
-            return Opened(None, why)
-        try:
-            ffd = os.open(name, _FILE_FLAGS, dir_fd=fd)
-        except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                return Opened(None, f"{shown} is a symbolic link; links are not followed, so it was not read")
-            return Opened(None, f"{shown} cannot be read ({exc.strerror})")
-        try:
-            return _read_bounded(ffd, shown, limit, what=shown)
-        finally:
-            os.close(ffd)
+        return _read_file_at(fd, name, shown, limit, shown, shown.replace("{", "{{").replace("}", "}}") + " cannot be read ({why})")
     except OSError as exc:
         return Opened(None, f"{shown} cannot be opened ({exc.strerror})")
     finally:
