@@ -190,7 +190,8 @@ def open_in_folder(folder: str | Path, name: str, limit: int, shown: str | None 
     except OSError as exc:
         return Opened(None, f"the folder of {shown} cannot be opened ({exc.strerror})")
     try:
-        return _read_file_at(fd, name, shown, limit, shown, shown.replace("{", "{{").replace("}", "}}") + " cannot be read ({why})")
+        literal = shown.replace("{", "{{").replace("}", "}}")
+        return _read_file_at(fd, name, shown, limit, shown, literal + " cannot be read ({why})")
     except OSError as exc:
         return Opened(None, f"{shown} cannot be opened ({exc.strerror})")
     finally:
