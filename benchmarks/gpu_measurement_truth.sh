@@ -34,7 +34,7 @@ mkdir -p "$work/runs"
         timeout 400 python3 benchmarks/notebook_vs_bench.py "$work/nvb-$lesson" --runs 2 --lesson "$lesson" \
           --bench-runs "$work/runs"
         echo "$lesson notebooks exit: $?" ;;
-      steady) timeout 240 python3 benchmarks/gpu_steady_check.py "$work/steady"; echo "steady check exit: $?" ;;
+      steady) timeout 520 python3 benchmarks/gpu_steady_check.py "$work/steady"; echo "steady check exit: $?" ;;
       *) echo "unknown step $step" ;;
     esac
     tar -C "$work" -czf "$out/gpu-truth.tar.gz" .  # after every step: a call cut short keeps what it did
