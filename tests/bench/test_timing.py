@@ -2,6 +2,7 @@
 
 import os
 import time
+from dataclasses import replace
 
 import pytest
 import torch
@@ -84,3 +85,17 @@ def test_long_samples_are_followed_by_a_pause_and_short_ones_are_not():
     assert run(20.0, 1.0) >= 5 * 20.0  # five pauses of 20 ms
     assert run(20.0, 0.0) < 20.0  # no pauses asked
     assert run(0.2, 1.0) < 20.0  # a short sample needs none
+
+
+def test_a_cpu_sample_counts_the_process_cpu_time_not_time_away_from_the_core():
+    """Time the process spends off the CPU (here sleeping; on a loaded machine, waiting for a core other
+    processes hold) is not counted by the default CPU clock; the wall clock counts it."""
+
+    def off_core(x):
+        time.sleep(0.002)
+        return x
+
+    x = (torch.zeros(4),)
+    cpu, _ = wall_per_call(off_core, x, TimingPolicy.quick())
+    wall, _ = wall_per_call(off_core, x, replace(TimingPolicy.quick(), cpu_clock="wall"))
+    assert max(cpu) < 0.5 and min(wall) > 1.9
