@@ -18,13 +18,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..files.safe_read import Opened
 from ..records import SubmissionGrade
 from ..spec import LessonSpec
 from .grade import grade_submission
 from .policy import GradingPolicy
 from .reader import SubmissionReading, parse_notebook_bytes, read_notebook_node
 from .references import ReferenceSet
-from .safe_read import Opened
 
 __all__ = ["grade_opened", "grade_reading", "load_release", "read_opened", "read_opened_notebook"]
 

@@ -17,15 +17,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from autograder.batch.fast import grade_class
 from autograder.bench.store import ReferenceStore
 from autograder.course import Course
-from autograder.grading.batch import grade_class
 from autograder.grading.policy import GradingPolicy
 from autograder.grading.reader import read_notebook_bytes
-from autograder.grading.records_store import RecordStore
 from autograder.ledger import GENESIS_PREV, entry_hash
 from autograder.records import LEDGER_MIME, SubmissionGrade
 from autograder.sample.generate import PERSONAS, make_submission
+from autograder.storage.records_store import RecordStore
 
 START = datetime(2026, 11, 28, tzinfo=timezone.utc)
 Q = "gpu_speedup@fp16,2^24"

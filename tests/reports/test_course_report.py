@@ -6,10 +6,10 @@ import csv
 
 from typer.testing import CliRunner
 
+from autograder.batch.fast import grade_class
 from autograder.bench.store import ReferenceStore
 from autograder.cli import app
 from autograder.course import Course
-from autograder.grading.batch import grade_class
 from autograder.sample.generate import generate_class
 
 

@@ -3,14 +3,14 @@ from pathlib import Path
 
 import pytest
 
+from autograder.batch.fast import grade_class
 from autograder.bench.store import ReferenceStore
 from autograder.course import Course
 from autograder.errors import ReferenceNotFoundError
-from autograder.grading.batch import grade_class
-from autograder.grading.gradebook_sync import read_rows
 from autograder.grading.policy import GradingPolicy
-from autograder.grading.records_store import RecordStore
 from autograder.sample.generate import generate_class
+from autograder.storage.gradebook_sync import read_rows
+from autograder.storage.records_store import RecordStore
 
 
 def _setup(course_path, n=24):

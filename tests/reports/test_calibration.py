@@ -11,10 +11,10 @@ import pytest
 
 from autograder.bench.store import ReferenceStore
 from autograder.grading.policy import GradingPolicy
-from autograder.grading.report import calibration_rows, draw_calibration
 from autograder.grading.scoring import grade_prediction
 from autograder.kinds import kind_of
 from autograder.records import ChainVerdict, Prediction, SubmissionGrade
+from autograder.reports.report import calibration_rows, draw_calibration
 from autograder.spec import load_spec
 
 matplotlib.use("Agg")
