@@ -15,11 +15,27 @@ __all__ = ["KINDS", "kind_of", "register_kind"]
 KINDS: dict[str, Kind] = {}
 
 
-def register_kind(kind: Kind, *aliases: str) -> Kind:
-    """Make ``kind`` available to every lesson under its name (and aliases)."""
-    for name in (kind.name, *aliases):
+def register_kind(kind: Kind, *aliases: str, replace: bool = False) -> Kind:
+    """Make ``kind`` available to every lesson under its name (and aliases). A name another kind already
+    has is refused (:class:`LessonSpecError`) unless ``replace=True``; registering an equal kind again (the
+    same class, by module and name: a workload module loaded twice) is allowed and keeps the new one."""
+    names = (kind.name, *aliases)
+    if not replace:
+        for name in names:
+            old = KINDS.get(name)
+            if old is not None and _class_of(old) != _class_of(kind):
+                raise LessonSpecError(
+                    f"quantity kind {name!r} is already registered ({type(old).__name__}); "
+                    f"register {type(kind).__name__} under another name, or pass replace=True"
+                )
+    for name in names:
         KINDS[name] = kind
+    _WORDED.clear()
     return kind
+
+
+def _class_of(kind: Kind) -> tuple[str, str]:
+    return type(kind).__module__, type(kind).__qualname__
 
 
 def kind_of(q: Quantity | str) -> Kind:

@@ -35,7 +35,6 @@ __all__ = [
     "require_assignment",
     "targets",
     "without_ids",
-    "write_comments",
     "write_gradebook",
     "write_submission",
 ]
@@ -90,19 +89,6 @@ def _needs_manual(target: GradeTarget, manual_score: float | None) -> bool:
 
 
 # --- row by row, through nbgrader's Gradebook API ------------------------------------------------------
-def write_comments(gb: Gradebook, record: SubmissionGrade, notebook: str) -> None:
-    """The explanation comments alone (the SaveGradingRecord preprocessor, after SaveAutoGrades)."""
-    from nbgrader.api import MissingEntry
-
-    for e in record.explanations:
-        try:
-            c = gb.find_comment(e.grade_id, notebook, record.assignment, record.student)
-        except MissingEntry:
-            continue
-        c.auto_comment = e.comment
-    gb.db.commit()
-
-
 def write_submission(gb: Gradebook, record: SubmissionGrade, notebook: str, timestamp: datetime | None = None) -> None:
     """Create or update the student's submission with the record's scores and comments, the way
     ``nbgrader autograde`` does it: one ORM round trip per row."""
