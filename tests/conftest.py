@@ -59,3 +59,21 @@ def course(course_template, tmp_path) -> Path:
     dest = tmp_path / "course"
     shutil.copytree(course_template, dest)
     return dest
+
+
+#: slow tests in files other sessions own, marked here rather than in their files (each runs a real kernel,
+#: nbgrader or a hostile text under a time bound for ten seconds or more: see `--durations`); the fast
+#: target `bash scripts/test.sh -m "not slow"` leaves them out, the full suite runs them
+SLOW_ELSEWHERE = (
+    "tests/lesson/test_start_over.py::",
+    "tests/lesson/test_session.py::test_a_shown_half_is_sealed_and_a_later_change_is_a_revision",
+    "tests/lesson/test_session.py::test_measure_on_cpu_records_both_methods",
+    "tests/lesson/test_session.py::test_nbgrader_validate_never_touches_the_ledger",
+    "tests/grading/test_explanation_false_credits.py::test_a_hostile_answer_is_read_in_bounded_time",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.nodeid.startswith(SLOW_ELSEWHERE):
+            item.add_marker(pytest.mark.slow)

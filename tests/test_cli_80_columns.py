@@ -22,6 +22,8 @@ from autograder.reports.course_report import CourseScores
 from autograder.storage.records_store import RecordStore
 from autograder.tables import Column, TextTable, column_widths, print_table
 
+pytestmark = pytest.mark.slow  # runs bench, grade and report on a whole class
+
 REPO = Path(__file__).resolve().parents[1]
 LESSONS = ["03_roofline", "04_fusion", "05_softmax"]
 SCORE = re.compile(r"\b\d+\.\d{3,}/\d")  # e.g. 0.8985/2: a score not rounded as the gradebook shows it

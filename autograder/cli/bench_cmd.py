@@ -129,9 +129,9 @@ def bench(
     (or --accept-unfair), a reference grading can use is stored only as DEVICE.candidate.json.
     """
     # start-up speed: imported when the command runs, not when the CLI starts (see cli/__init__)
-    from ..bench.merge import merge_runs, process_values
     from ..config import CourseSettings
-    from ..grading.fairness import fairness_check, fairness_lines
+    from ..grading.acceptance import store_reference
+    from ..grading.fairness import fairness_lines
 
     c = course_at(course)
     spec = c.spec(assignment)
@@ -164,21 +164,11 @@ def bench(
         else:
             measured = _measure_processes(processes, assignment, c.root, str(dev), quick, sizes, keep_runs)
         labels = [f"process {i + 1}" for i in range(len(measured))]
-    merged = merge_runs(measured, spec, labels)
-    store = ReferenceStore(out or c.references)
-    previous = store.load(assignment, merged.device.key) if merged.device.key in store.devices(assignment) else None
-    check = fairness_check(
-        process_values(measured, labels), spec, merged.device.key, merged.device.name, previous=previous
+    stored = store_reference(
+        measured, labels, spec, assignment, ReferenceStore(out or c.references), CourseSettings.load(c.root).policy,
+        accept_unfair,
     )
-    policy = CourseSettings.load(c.root).policy
-    graded_on = merged.device.key == policy.device_of_record or (
-        merged.device.kind == "cuda" and policy.use_student_gpu
-    )
-    if not check.passed and accept_unfair:
-        check = check.model_copy(update={"accepted_by_instructor": True})
-    merged = merged.model_copy(update={"fairness": check})
-    candidate = graded_on and not check.passed and not accept_unfair
-    path = store.save(merged, candidate=candidate)
+    merged, check, path, candidate = stored.run, stored.check, stored.path, stored.candidate
     print_table(console, reference_table(merged))
     print_table(console, quantity_table(merged))
     print_table(console, _spread_table(merged))

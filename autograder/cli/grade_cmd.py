@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
@@ -12,7 +12,7 @@ from ..batch.fast import LocalRunner, Runner, grade_class
 from ..config import CourseSettings
 from ..course import Course
 from ..records import SubmissionGrade
-from ..reports.report import plot_calibration, references_for, write_csv
+from ..reports.report import graded_against, plot_calibration, references_for, write_csv
 from ..storage.records_store import RecordStore
 from ..tables import print_table
 from ._common import CourseOpt, console, course_at, friendly_errors
@@ -158,8 +158,7 @@ def report(
         from ._device import require_reference
 
         require_reference(c, assignment, device)
-        others = sorted({r.device_of_record or "none" for r in records} - {device})
-        records = [r for r in records if r.device_of_record == device]
+        records, others = graded_against(records, device)
         if not records:
             console.print(
                 f"no records of {assignment} graded against {device} (they were graded against "
@@ -192,32 +191,10 @@ def report(
 
 
 def _manual_marks(c: Course, r: SubmissionGrade) -> dict[str, tuple[float | None, str | None]]:
-    """What the instructor gave this student's cells in the gradebook (manual score, manual comment); empty
-    when there is no gradebook yet (never creates one)."""
     # start-up speed: imported when the command runs, not when the CLI starts (see cli/__init__)
-    from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import SQLAlchemyError
+    from ..storage.gradebook_sync import manual_marks
 
-    # start-up speed: imported when the command runs, not when the CLI starts (see cli/__init__)
-    from ..storage.gradebook_sync import dump_rows
-
-    db_url = CourseSettings.load(c.root).db_url
-    url = make_url(db_url)
-    dump: dict[str, dict[tuple[Any, ...], tuple[Any, ...]]] = {}
-    if url.get_backend_name() != "sqlite" or (url.database and Path(url.database).exists()):
-        try:
-            dump = dump_rows(db_url, r.assignment)
-        except SQLAlchemyError:  # not a gradebook (yet): the record alone
-            dump = {}
-    notebook = r.notebook.removesuffix(".ipynb")
-    manual: dict[str, tuple[float | None, str | None]] = {}
-    for (student, nb, cell), row in dump.get("grade", {}).items():
-        if student == r.student and nb == notebook:
-            manual[cell] = (row[2], None)
-    for (student, nb, cell), row in dump.get("comment", {}).items():
-        if student == r.student and nb == notebook and row[2]:
-            manual[cell] = (manual.get(cell, (None, None))[0], row[2])
-    return manual
+    return manual_marks(CourseSettings.load(c.root).db_url, r)
 
 
 def _course_report(c: Course, csv: Path | None, canvas: Path | None) -> None:

@@ -27,6 +27,8 @@ from autograder.sample.generate import generate_class
 from autograder.storage.autograded import autograded_path
 from autograder.storage.records_store import RecordStore
 
+pytestmark = pytest.mark.slow  # nbgrader autograde, generate_feedback and a formgrader server
+
 A = "04_fusion"
 UNREADABLE = {"junk": b"print('hello')", "empty": b""}
 
