@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import sys
 from pathlib import Path
 
+import nbgrader
 import pytest
+from filelock import FileLock
 
 from autograder.course import Course
 
@@ -49,9 +52,39 @@ def make_course(dest: Path) -> Path:
     return dest
 
 
+def _template_key() -> str:
+    """A hash of everything ``make_course`` reads (the course files it copies, the package whose
+    preprocessors nbgrader runs, nbgrader's version): a built course is reused only while all are unchanged."""
+    h = hashlib.sha256(nbgrader.__version__.encode())
+    files = [REPO / "nbgrader_config.py"]
+    for folder in ("source", "references", "autograder"):
+        files += [p for p in (REPO / folder).rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    for f in sorted(files):
+        h.update(str(f.relative_to(REPO)).encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _built_course() -> Path:
+    """``make_course`` once per content (``.cache/course-template/KEY``, shared by the xdist workers and later
+    runs; nbgrader generate_assignment costs tens of seconds on a busy machine)."""
+    cache = REPO / ".cache" / "course-template"
+    cache.mkdir(parents=True, exist_ok=True)
+    built = cache / _template_key()
+    with FileLock(str(cache / ".lock")):
+        if not built.is_dir():
+            tmp = cache / f".{built.name}.{os.getpid()}"
+            shutil.rmtree(tmp, ignore_errors=True)
+            make_course(tmp)
+            tmp.rename(built)
+    return built
+
+
 @pytest.fixture(scope="session")
 def course_template(tmp_path_factory) -> Path:
-    return make_course(tmp_path_factory.mktemp("course_template"))
+    """A fresh course (as :func:`make_course`) for this session: a copy of the one built for this content."""
+    dest = tmp_path_factory.mktemp("course_template") / "course"
+    shutil.copytree(_built_course(), dest, symlinks=True)
+    return dest
 
 
 @pytest.fixture()
@@ -69,6 +102,7 @@ SLOW_ELSEWHERE = (
     "tests/lesson/test_session.py::test_a_shown_half_is_sealed_and_a_later_change_is_a_revision",
     "tests/lesson/test_session.py::test_measure_on_cpu_records_both_methods",
     "tests/lesson/test_session.py::test_nbgrader_validate_never_touches_the_ledger",
+    "tests/lesson/test_session.py::test_measuring_before_predicting_reveals_nothing_and_costs_nothing",
     "tests/grading/test_explanation_false_credits.py::test_a_hostile_answer_is_read_in_bounded_time",
 )
 
