@@ -53,12 +53,14 @@ def make_course(dest: Path) -> Path:
 
 
 def _template_key() -> str:
-    """A hash of everything ``make_course`` reads (the course files it copies, the package whose
-    preprocessors nbgrader runs, nbgrader's version): a built course is reused only while all are unchanged."""
+    """A hash of everything ``make_course`` reads (the course files it copies; the code generate_assignment
+    runs of this package: LessonClearSolutions and the settings it reads; nbgrader's version): a built course
+    is reused only while all are unchanged."""
     h = hashlib.sha256(nbgrader.__version__.encode())
-    files = [REPO / "nbgrader_config.py"]
-    for folder in ("source", "references", "autograder"):
-        files += [p for p in (REPO / folder).rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    pkg = REPO / "autograder"
+    files = [REPO / "nbgrader_config.py", pkg / "preprocessors" / "clear_solutions.py", pkg / "errors.py"]
+    for folder in (REPO / "source", REPO / "references", pkg / "config"):
+        files += [p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
     for f in sorted(files):
         h.update(str(f.relative_to(REPO)).encode() + b"\0" + f.read_bytes())
     return h.hexdigest()[:16]
@@ -103,6 +105,7 @@ SLOW_ELSEWHERE = (
     "tests/lesson/test_session.py::test_measure_on_cpu_records_both_methods",
     "tests/lesson/test_session.py::test_nbgrader_validate_never_touches_the_ledger",
     "tests/lesson/test_session.py::test_measuring_before_predicting_reveals_nothing_and_costs_nothing",
+    "tests/lesson/test_session.py::test_a_lesson_declares_what_else_reveals_a_quantity",
     "tests/grading/test_explanation_false_credits.py::test_a_hostile_answer_is_read_in_bounded_time",
 )
 
