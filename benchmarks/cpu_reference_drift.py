@@ -26,9 +26,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from autograder.bench.fairness import band_factor
 from autograder.bench.store import ReferenceStore
 from autograder.course import Course
+from autograder.grading.fairness import band_factor
 from autograder.spec import load_spec
 
 

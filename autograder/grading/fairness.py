@@ -12,12 +12,12 @@ import math
 from collections.abc import Sequence
 from datetime import datetime, timezone
 
-from ..grading.policy import GradingPolicy
-from ..grading.scoring import grade_prediction
+from ..bench.merge import ProcessValues, merge_quantity, value_of
 from ..records import Prediction, Quantity, QuantityValue
 from ..records.reference import FairnessCheck, FairnessItem, ReferenceRun
 from ..spec import LessonSpec
-from .merge import ProcessValues, merge_quantity, value_of
+from .policy import GradingPolicy
+from .scoring import grade_prediction
 
 __all__ = ["MAX_BAND", "band_factor", "fairness_check", "fairness_lines"]
 

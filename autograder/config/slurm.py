@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import math
-
 from pydantic import Field
 
 from ..records._base import Record
 
-__all__ = ["SlurmSettings", "plan_shards"]
+__all__ = ["SlurmSettings"]
 
 
 class SlurmSettings(Record):
@@ -30,10 +28,3 @@ class SlurmSettings(Record):
     poll_s: float = Field(default=0.5, gt=0)
     extra: dict[str, str] = Field(default_factory=dict, description="more sbatch options, e.g. qos")
 
-
-def plan_shards(n: int, max_shards: int, min_size: int) -> int:
-    """How many shards to cut ``n`` submissions into: as many as allowed, but none smaller than ``min_size``
-    (a shard pays a process or job start), so a class of any size takes at most ``max_shards`` tasks."""
-    if n <= 0:
-        return 0
-    return max(1, min(max_shards, math.ceil(n / max(1, min_size))))

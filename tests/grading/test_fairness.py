@@ -5,9 +5,9 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from autograder.bench.fairness import fairness_check, fairness_lines
 from autograder.bench.merge import process_values
 from autograder.cli import app
+from autograder.grading.fairness import fairness_check, fairness_lines
 from tests.bench._synthetic import device, run
 
 WALL = "wall_speedup@fp32,2^28"

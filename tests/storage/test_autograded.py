@@ -21,11 +21,13 @@ import pytest
 from autograder.bench.store import ReferenceStore
 from autograder.config import CourseSettings, load_course_config
 from autograder.course import Course
-from autograder.grading.autograded import autograded_path
 from autograder.grading.grade import grade_cell_text
-from autograder.grading.records_store import RecordStore
 from autograder.records import SubmissionGrade
 from autograder.sample.generate import generate_class
+from autograder.storage.autograded import autograded_path
+from autograder.storage.records_store import RecordStore
+
+pytestmark = pytest.mark.slow  # nbgrader autograde, generate_feedback and a formgrader server
 
 A = "04_fusion"
 UNREADABLE = {"junk": b"print('hello')", "empty": b""}

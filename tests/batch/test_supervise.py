@@ -7,7 +7,7 @@ import os
 import time
 from pathlib import Path
 
-from autograder.grading.supervise import Overrun, run_supervised
+from autograder.batch.supervise import Overrun, run_supervised
 
 _STATE: dict[str, str] = {}
 

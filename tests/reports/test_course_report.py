@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import csv
 
+import pytest
 from typer.testing import CliRunner
 
+from autograder.batch.fast import grade_class
 from autograder.bench.store import ReferenceStore
 from autograder.cli import app
 from autograder.course import Course
-from autograder.grading.batch import grade_class
 from autograder.sample.generate import generate_class
 
 
+@pytest.mark.slow  # nbgrader on three lessons
 def test_course_csv_carries_manual_scores_and_course_totals(repo, tmp_path):
     c = Course.copy(repo, tmp_path / "course")
     names = ["ada", "bob", "cy"]

@@ -11,10 +11,10 @@ import pytest
 
 from autograder.bench.store import ReferenceStore
 from autograder.grading.policy import GradingPolicy
-from autograder.grading.report import calibration_rows, draw_calibration
 from autograder.grading.scoring import grade_prediction
 from autograder.kinds import kind_of
 from autograder.records import ChainVerdict, Prediction, SubmissionGrade
+from autograder.reports.report import calibration_rows, draw_calibration
 from autograder.spec import load_spec
 
 matplotlib.use("Agg")
@@ -119,3 +119,15 @@ def test_students_graded_on_another_reference_get_that_reference_band(repo):
     assert {round(hi, 6) for _, hi in row.bands} == {
         round(kind_of(q).band(q, r.quantities[q.id]).high / r.quantities[q.id].value, 6) for r in (ref, noisy)
     }
+
+
+def test_graded_against_keeps_one_devices_records_and_names_the_others():
+    from autograder.reports.report import graded_against
+
+    def rec(student, dev):
+        return SubmissionGrade(student=student, assignment="a", notebook="a.ipynb", notebook_sha256=None,
+                               device_of_record=dev, chain=ChainVerdict(status="ok"), predictions=[], graded_at=T)
+
+    records = [rec("a", "cpu"), rec("b", "nvidia-h200"), rec("c", None), rec("d", "cpu")]
+    kept, others = graded_against(records, "cpu")
+    assert [r.student for r in kept] == ["a", "d"] and others == ["none", "nvidia-h200"]

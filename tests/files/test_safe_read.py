@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grading.safe_read import open_in_folder, open_submission, refusal_of_folder
+from autograder.files.safe_read import open_in_folder, open_submission, refusal_of_folder
 
 
 @pytest.fixture()

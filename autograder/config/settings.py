@@ -19,11 +19,11 @@ from traitlets import Bool, Dict, Enum, Float, Integer, TraitError, Unicode
 from traitlets.config import Config, Configurable
 from traitlets.config.loader import PyFileConfigLoader
 
-from .bench.store import ReferenceStore
-from .course import Course
-from .errors import ConfigError
-from .grading.policy import GradingPolicy
-from .scaleout.settings import SlurmSettings
+from ..bench.store import ReferenceStore
+from ..course import Course
+from ..errors import ConfigError
+from ..grading.policy import GradingPolicy
+from .slurm import SlurmSettings
 
 __all__ = [
     "CourseSettings",

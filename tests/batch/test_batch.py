@@ -3,14 +3,14 @@ from pathlib import Path
 
 import pytest
 
+from autograder.batch.fast import grade_class
 from autograder.bench.store import ReferenceStore
 from autograder.course import Course
 from autograder.errors import ReferenceNotFoundError
-from autograder.grading.batch import grade_class
-from autograder.grading.gradebook_sync import read_rows
 from autograder.grading.policy import GradingPolicy
-from autograder.grading.records_store import RecordStore
 from autograder.sample.generate import generate_class
+from autograder.storage.gradebook_sync import read_rows
+from autograder.storage.records_store import RecordStore
 
 
 def _setup(course_path, n=24):
@@ -114,6 +114,7 @@ def test_a_student_setup_that_differs_from_the_reference_is_named_in_the_reason(
     assert "your setup differs from the reference's: torch 2.9 (reference: 2.11)" in reason
 
 
+@pytest.mark.slow  # a 300,000-entry ledger
 def test_a_submission_over_the_deadline_gets_a_record_saying_so_and_the_batch_goes_on(course):
     """A 300,000-entry ledger takes seconds to read; under a 1 s deadline its worker is killed, the student
     gets a record (every reason says why, in the gradebook too), the class is graded, a rerun does not

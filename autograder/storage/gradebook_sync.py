@@ -19,6 +19,7 @@ import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import GradebookError
@@ -31,11 +32,11 @@ __all__ = [
     "GradebookEntry",
     "GradebookWrite",
     "dump_rows",
+    "manual_marks",
     "read_rows",
     "require_assignment",
     "targets",
     "without_ids",
-    "write_comments",
     "write_gradebook",
     "write_submission",
 ]
@@ -90,19 +91,6 @@ def _needs_manual(target: GradeTarget, manual_score: float | None) -> bool:
 
 
 # --- row by row, through nbgrader's Gradebook API ------------------------------------------------------
-def write_comments(gb: Gradebook, record: SubmissionGrade, notebook: str) -> None:
-    """The explanation comments alone (the SaveGradingRecord preprocessor, after SaveAutoGrades)."""
-    from nbgrader.api import MissingEntry
-
-    for e in record.explanations:
-        try:
-            c = gb.find_comment(e.grade_id, notebook, record.assignment, record.student)
-        except MissingEntry:
-            continue
-        c.auto_comment = e.comment
-    gb.db.commit()
-
-
 def write_submission(gb: Gradebook, record: SubmissionGrade, notebook: str, timestamp: datetime | None = None) -> None:
     """Create or update the student's submission with the record's scores and comments, the way
     ``nbgrader autograde`` does it: one ORM round trip per row."""
@@ -431,3 +419,27 @@ def read_rows(db_url: str, assignment: str, notebook: str) -> dict[tuple[str, ..
         if nb == notebook:
             rows[(student, cell, "comment")] = c[1]
     return rows
+
+
+def manual_marks(db_url: str, record: SubmissionGrade) -> dict[str, tuple[float | None, str | None]]:
+    """What the instructor gave this record's cells in the gradebook at ``db_url``: grade id -> (manual
+    score, manual comment). Empty when there is no gradebook yet (never creates one) or it is not one."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import SQLAlchemyError
+
+    url = make_url(db_url)
+    dump: dict[str, dict[tuple[Any, ...], tuple[Any, ...]]] = {}
+    if url.get_backend_name() != "sqlite" or (url.database and Path(url.database).exists()):
+        try:
+            dump = dump_rows(db_url, record.assignment)
+        except SQLAlchemyError:  # not a gradebook (yet): the record alone
+            dump = {}
+    notebook = record.notebook.removesuffix(".ipynb")
+    manual: dict[str, tuple[float | None, str | None]] = {}
+    for (student, nb, cell), row in dump.get("grade", {}).items():
+        if student == record.student and nb == notebook:
+            manual[cell] = (row[2], None)
+    for (student, nb, cell), row in dump.get("comment", {}).items():
+        if student == record.student and nb == notebook and row[2]:
+            manual[cell] = (manual.get(cell, (None, None))[0], row[2])
+    return manual

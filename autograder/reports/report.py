@@ -22,6 +22,7 @@ __all__ = [
     "CalibrationRow",
     "calibration_rows",
     "draw_calibration",
+    "graded_against",
     "plot_calibration",
     "references_for",
     "summary_rows",
@@ -57,6 +58,14 @@ def summary_rows(records: list[SubmissionGrade]) -> list[tuple[str, str]]:
 def _shown(score: float) -> str:
     """A score as the gradebook shows it: two decimals."""
     return f"{score:.2f}"
+
+
+def graded_against(records: list[SubmissionGrade], device: str) -> tuple[list[SubmissionGrade], list[str]]:
+    """The records graded against ``device``'s reference, and the other devices the rest were graded
+    against ("none": no reference)."""
+    kept = [r for r in records if r.device_of_record == device]
+    others = sorted({r.device_of_record or "none" for r in records} - {device})
+    return kept, others
 
 
 def write_csv(records: list[SubmissionGrade], path: str | Path) -> Path:

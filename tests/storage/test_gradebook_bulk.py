@@ -10,11 +10,11 @@ from datetime import datetime, timedelta
 import pytest
 from nbgrader.api import Gradebook
 
+from autograder.batch.fast import find_submissions, grade_class
 from autograder.config import CourseSettings
-from autograder.grading.batch import find_submissions, grade_class
-from autograder.grading.gradebook_sync import dump_rows, without_ids, write_gradebook, write_submission
-from autograder.grading.records_store import RecordStore
-from tests.grading.test_batch import _setup
+from autograder.storage.gradebook_sync import dump_rows, without_ids, write_gradebook, write_submission
+from autograder.storage.records_store import RecordStore
+from tests.batch.test_batch import _setup
 
 A = "04_fusion"
 

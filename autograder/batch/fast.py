@@ -4,11 +4,11 @@ One driver, :func:`grade_class`, whatever runs the work: the class is cut into s
 grades them (in this process, in a local process pool, or as a Slurm job array: autograder.scaleout.slurm)
 and then merges: cross-class checks on the records, then the gradebook in one bulk transaction.
 Each submission is graded under the course's deadline (``c.LessonGrading.submission_deadline``): in worker
-processes that are killed and replaced when one submission overruns (autograder.grading.supervise), whose
+processes that are killed and replaced when one submission overruns (autograder.batch.supervise), whose
 record then says so (``grading_timeout``) while the batch goes on.
 Each submission's record is written atomically as soon as it is graded, so a killed batch resumes where it
 stopped (a record whose notebook hash still matches is not regraded), and so is its autograded notebook
-(autograder.grading.autograded: what formgrader and `nbgrader generate_feedback` open), rewritten only
+(autograder.storage.autograded: what formgrader and `nbgrader generate_feedback` open), rewritten only
 when it changes or is missing. The gradebook write is idempotent
 and serialized between writers: two graders at once, or a rerun, leave the same rows.
 """
@@ -23,27 +23,26 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
-from ..bench.store import ReferenceStore, atomic_write_text
+from ..bench.store import ReferenceStore
+from ..config import CourseSettings
 from ..course import Course
+from ..files.atomic import atomic_write
+from ..files.safe_read import open_submission
+from ..grading.policy import GradingPolicy
+from ..grading.reader import SubmissionReading
+from ..grading.references import ReferenceSet
+from ..grading.state import grade_reading, load_release, read_opened_notebook
 from ..records import ChainVerdict, SubmissionGrade
-from ..scaleout.settings import plan_shards
 from ..spec import LessonSpec
-from .autograded import autograded_path, parsed, write_autograded, write_timestamp
+from ..storage.autograded import autograded_path, parsed, write_autograded, write_timestamp
+from ..storage.gradebook_sync import GradebookEntry, require_assignment, targets, write_gradebook
+from ..storage.records_store import RecordStore
 from .cohort import FLAG as SHARED_FLAG
 from .cohort import flag_shared_chains
-from .gradebook_sync import GradebookEntry, targets
-from .policy import GradingPolicy
-from .reader import SubmissionReading
-from .records_store import RecordStore
-from .references import ReferenceSet
-from .safe_read import open_submission
-from .state import grade_reading, load_release, read_opened_notebook
+from .shards import plan_shards
 from .supervise import Overrun, Result, run_supervised
-
-if TYPE_CHECKING:
-    from ..config import CourseSettings
 
 __all__ = [
     "BatchResult",
@@ -571,8 +570,6 @@ def finalize(
             record = record.model_copy(update={"flags": changed.flags})
             lines[changed.student] = summarize(record, store.save(record), lines[changed.student].get("nb"))
     if gradebook:
-        from .gradebook_sync import write_gradebook
-
         write_gradebook(
             settings.db_url,
             settings.course_id,
@@ -584,7 +581,7 @@ def finalize(
         )
     updated = {**index, **lines}
     if updated != index:
-        atomic_write_text(store.root / spec.id / INDEX, json.dumps(updated, separators=(",", ":"), ensure_ascii=False))
+        atomic_write(store.root / spec.id / INDEX, json.dumps(updated, separators=(",", ":"), ensure_ascii=False))
     return len(lines)
 
 
@@ -609,15 +606,11 @@ def grade_class(
     also write each submission's autograded notebook (formgrader's and generate_feedback's input), and
     the missing ones of submissions graded before."""
     if settings is None:
-        from ..config import CourseSettings
-
         settings = CourseSettings.load(course.root)
     policy = settings.policy if policy is None else policy
     runner = runner or LocalRunner(workers or 0)
     spec = course.spec(assignment)
     if gradebook:
-        from .gradebook_sync import require_assignment
-
         require_assignment(settings.db_url, assignment)
     runner.prepare(course, assignment, policy, progress)
     subs = find_submissions(course, spec, students)

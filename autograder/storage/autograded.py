@@ -18,13 +18,13 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from ..files.atomic import atomic_write
+from ..grading.grade import grade_cell_text
+from ..grading.reader import SubmissionReading, normalized_cells, parse_notebook_bytes
 from ..records import PredictionGrade, SubmissionGrade
-from .grade import grade_cell_text
-from .reader import SubmissionReading, normalized_cells, parse_notebook_bytes
 
 __all__ = [
     "AUTOGRADED_BY",
@@ -123,16 +123,7 @@ def _write_if_changed(path: Path, content: bytes) -> bool:
                 return False
     except OSError:
         pass
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(content)
-        os.chmod(tmp, 0o444)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(path, content, sync=False, mode=0o444)
     return True
 
 

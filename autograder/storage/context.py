@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..bench.store import atomic_write_text
+from ..files.atomic import atomic_write
+from ..grading.policy import GradingPolicy
+from ..grading.reader import SubmissionReading
 from ..records import ReferenceRun, SubmissionGrade
 from ..records._base import Record
-from .policy import GradingPolicy
-from .reader import SubmissionReading
 
 __all__ = ["CONTEXT_FILENAME", "GradingContext"]
 
@@ -26,7 +26,7 @@ class GradingContext(Record):
 
     def write(self, folder: str | Path) -> Path:
         p = Path(folder) / CONTEXT_FILENAME
-        atomic_write_text(p, self.model_dump_json())
+        atomic_write(p, self.model_dump_json())
         return p
 
     @classmethod

@@ -14,9 +14,9 @@ import pytest
 
 from autograder.bench.store import ReferenceStore
 from autograder.course import Course
-from autograder.grading.gradebook_sync import read_rows
-from autograder.grading.records_store import RecordStore
 from autograder.sample.generate import generate_class
+from autograder.storage.gradebook_sync import read_rows
+from autograder.storage.records_store import RecordStore
 
 pytestmark = pytest.mark.slow
 N = 120

@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 
+from autograder.batch.fast import grade_class
 from autograder.bench.store import ReferenceStore
 from autograder.config import CourseSettings
 from autograder.course import Course
-from autograder.grading.batch import grade_class
-from autograder.grading.gradebook_sync import dump_rows, without_ids
-from autograder.grading.records_store import RecordStore
 from autograder.sample.generate import generate_class
+from autograder.storage.gradebook_sync import dump_rows, without_ids
+from autograder.storage.records_store import RecordStore
 
 pytestmark = pytest.mark.slow
 A = "04_fusion"
