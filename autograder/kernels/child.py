@@ -78,7 +78,7 @@ def _load_workload(source: str, name: str) -> dict[str, Any]:
     mod.__file__ = f"<workload {name}>"
     sys.modules[name] = mod  # dataclasses and typing look the module up while it runs
     try:
-        exec(compile(source, mod.__file__, "exec"), mod.__dict__)  # noqa: S102 - the lesson's own code
+        exec(compile(source, mod.__file__, "exec"), mod.__dict__)
     finally:
         sys.modules.pop(name, None)
     return mod.__dict__
@@ -88,11 +88,11 @@ class _Child:
     """The child's state: captured timers, inputs, the message descriptor."""
 
     def __init__(self, fd: int, task: dict[str, Any]) -> None:
+        import _thread
         import statistics
         import threading
         import time
 
-        import _thread
         import torch
 
         self.fd, self.task, self.pid = fd, task, os.getpid()
@@ -103,6 +103,7 @@ class _Child:
         self.perf = time.perf_counter
         self.median = statistics.median
         self.count_threads = _thread._count
+        self.listdir = os.listdir
         self.exact = type
         self.tensor_type = torch.Tensor
         self.write = os.write
@@ -134,6 +135,13 @@ class _Child:
         now = self._timing_functions()
         return sorted(k for k, v in self.originals.items() if now.get(k) is not v)
 
+    def tasks(self) -> int:
+        """The process's OS threads (native ones included, which ``_thread._count`` does not see)."""
+        try:
+            return len(self.listdir("/proc/self/task"))
+        except OSError:
+            return 0
+
     def send(self, **msg: Any) -> None:
         if os.getpid() != self.pid:  # a forked copy returning into the harness says nothing
             self.exit(0)
@@ -158,7 +166,7 @@ def _audit(child: _Child, workload_name: str, forbidden: Sequence[str], forks_li
         state["notes"] += 1
         try:
             write(fd, frame({"t": "audit", "what": what, "detail": detail[:300]}))
-        except Exception:  # noqa: BLE001 - never raise into the code watched
+        except Exception:
             state["notes"] = 50
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
@@ -232,7 +240,7 @@ def _time_case(child: _Child, fn: Callable[..., Any], warm: tuple[Any, ...], tim
     region), a device-wide sync after each: per-call in-process times, the most threads alive after a
     call, how long the device sync waited past the call's own stream, and copies of the ``keep`` outputs."""
     perf, sync, cuda = child.perf, child.sync, child.cuda
-    threads0 = child.count_threads()
+    threads0, tasks0 = child.count_threads(), child.tasks()
     samples: list[float] = []
     outs: dict[int, Any] = {}
     extra_wait = 0.0
@@ -262,7 +270,7 @@ def _time_case(child: _Child, fn: Callable[..., Any], warm: tuple[Any, ...], tim
             samples.append((perf() - ta) * 1e3)
         if os.getpid() != child.pid:
             child.exit(0)
-        threads_after = max(threads_after, child.count_threads() - threads0)
+        threads_after = max(threads_after, child.count_threads() - threads0, child.tasks() - tasks0)
         if i in keep:  # a copy: a later trap refill must not change an output that aliases its input
             outs[i] = out.clone() if child.exact(out) is child.tensor_type else out
         del out
@@ -281,7 +289,7 @@ def _flusher(child: _Child) -> Any:
     return L2Flusher(child.device, l2)
 
 
-def main(fd: int) -> None:  # noqa: PLR0915 - one linear script, in the order the module docstring gives
+def main(fd: int) -> None:
     import faulthandler
     import gc
     import linecache
@@ -345,8 +353,8 @@ def main(fd: int) -> None:  # noqa: PLR0915 - one linear script, in the order th
     mod.__file__ = name
     sys.modules["submission"] = mod
     try:
-        exec(compile(src, name, "exec"), mod.__dict__)  # noqa: S102 - the submission, in its sandbox
-    except BaseException as exc:  # noqa: BLE001 - any failure of the student's code is its verdict
+        exec(compile(src, name, "exec"), mod.__dict__)
+    except BaseException as exc:
         child.send(t="error", phase="import", kind=child.exact(exc).__name__, message=str(exc)[:500])
         child.exit(0)
     phases["import"] = perf() - t
@@ -364,16 +372,19 @@ def main(fd: int) -> None:  # noqa: PLR0915 - one linear script, in the order th
     for i, x in enumerate(checks):
         phase = "check"
         tc = perf()
+        th0, tk0 = child.count_threads(), child.tasks()
         try:
             out = fn(*x)
             child.sync()
-        except BaseException as exc:  # noqa: BLE001
+            started = max(child.count_threads() - th0, child.tasks() - tk0, 0)
+        except BaseException as exc:
             child.send(t="error", phase=phase, case=i, kind=child.exact(exc).__name__, message=str(exc)[:500])
             child.exit(0)
         if i == 0:
             compile_s = perf() - tc
         info = _save(child, out, os.path.join(scratch, f"check-{i}.bin"), budget)
-        child.send(t="output", phase="check", case=i, call=0, seed=call_seed(seed, "check", i, 0), **info)
+        child.send(t="output", phase="check", case=i, call=0, seed=call_seed(seed, "check", i, 0), threads=started,
+                   **info)
         del out
     phases["compile"] = compile_s
     phases["check"] = perf() - t - compile_s
@@ -388,7 +399,7 @@ def main(fd: int) -> None:  # noqa: PLR0915 - one linear script, in the order th
             child.send(t="ready", phase="timed", case=ci)
             child.wait_go()
             r = _time_case(child, fn, warm, timed, refills, set(saved), flusher)
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:
             child.send(t="error", phase="timed", case=ci, kind=child.exact(exc).__name__, message=str(exc)[:500])
             child.exit(0)
         child.send(t="done", phase="timed", case=ci, samples=r["samples"], threads=r["threads"],

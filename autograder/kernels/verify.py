@@ -133,6 +133,9 @@ def check_outputs(task: KernelTask, run: ChildRun, folder: Path, plan: Timing) -
                                                    "an output must be computed when the call returns"), ()
         ref, _ = ref_of(call_seed(task.seed, "check", i, 0), case)
         c = _check_one(_read(info, folder), info, ref, task)
+        if not c.ok and int(info.get("threads") or 0) > 0:
+            return Finding("gamed", "thread", "the kernel returned before its work was done and left a thread "
+                                              "running to finish it: a result must be complete when the call returns"), ()
         if not c.ok:
             return _wrong_check(c, _read(info, folder), ref, case, task), ()
 
