@@ -30,7 +30,7 @@ class KernelTask(BaseModel, frozen=True):
     """What to run for one submission."""
 
     source: str  # the student's graded cell source; it defines `entry`
-    entry: str  # e.g. "fused_chain"
+    entry: str  # the name of the function the cell must define
     workload: Path  # the lesson's workload.py (reference + input generator live there)
     reference: str  # the workload function the student must match (same signature)
     make_inputs: str  # the workload function (case: dict, seed: int, device: str) -> tuple[Tensor, ...]

@@ -107,7 +107,7 @@ def compare(out: torch.Tensor, ref: torch.Tensor, rtol: float, atol: float) -> t
     err = float(diff.max()) if diff.numel() else 0.0
     if math.isnan(err) or not bool(nan_ok.all()):
         return False, math.inf
-    return bool(torch.all(diff <= atol + rtol * b.abs())), err
+    return bool(torch.all(diff <= atol + rtol * torch.nan_to_num(b).abs())), err
 
 
 def looks_like_lower_precision(out: torch.Tensor, ref: torch.Tensor, rtol: float, atol: float) -> bool:

@@ -9,7 +9,7 @@ import pytest
 
 from autograder.preprocessors.sandbox import bwrap_available
 
-from .conftest import DEVICE, graded
+from .conftest import DEVICE, grade_all, graded
 
 #: source in tests/kernels/hostile/ -> (verdict, family)
 EXPECTED: dict[str, tuple[str, str | None]] = {
@@ -38,6 +38,13 @@ EXPECTED: dict[str, tuple[str, str | None]] = {
 }
 
 pytestmark = pytest.mark.skipif(not bwrap_available(), reason="bubblewrap is not installed")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _the_class() -> None:
+    """The whole suite graded up front by a pool of three, the slowest (the hang) first."""
+    extra = ["other_stream"] if DEVICE == "cuda" else []
+    grade_all(["infinite_loop", "correct_triton", *sorted(EXPECTED), *extra])
 
 
 def _show(name: str) -> str:
@@ -73,7 +80,7 @@ def test_slow_but_correct_is_measured_slower() -> None:
 
 
 def test_infinite_loop_is_a_timeout_and_is_killed() -> None:
-    r = graded("infinite_loop", wall_s=12.0)
+    r = graded("infinite_loop")
     assert (r.verdict, r.family) == ("timeout", "hang"), _show("infinite_loop")
     assert r.seconds < 25
 
