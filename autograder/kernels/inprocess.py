@@ -42,7 +42,8 @@ def measure_function(fn: Callable[..., Any], task: KernelTask) -> tuple[CaseResu
         for ci, case in enumerate(task.cases):
             traps, saved = harness.plan_calls(plan.calls, task.seed, ci)
             warm = _inputs(make, case, harness.call_seed(task.seed, "warm", ci, 0), task.device)
-            seeds = {k: harness.call_seed(task.seed, "refill" if k in traps else "timed", ci, k) for k in range(plan.calls)}
+            seeds = {k: harness.call_seed(task.seed, "refill" if k in traps else "timed", ci, k)
+                     for k in range(plan.calls)}
             timed = [_inputs(make, case, seeds[k], task.device) if k not in traps else () for k in range(plan.calls)]
             refills = {k: _inputs(make, case, seeds[k], task.device) for k in traps}
             harness._warm(state, fn, warm, plan.warmup, plan.warmup_ms)

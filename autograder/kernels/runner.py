@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import autograder
+
 from ..errors import AutograderError
 from ..preprocessors.sandbox import start_failure_line
 from . import child as child_mod
@@ -156,6 +158,7 @@ def _spawn_and_watch(task: KernelTask, base: Path, isolate: bool, plan: Timing) 
         "device": task.device, "calls": plan.calls, "warmup": plan.warmup, "warmup_ms": plan.warmup_ms,
         "gpu_memory_mb": lim.gpu_memory_mb, "output_bytes": lim.output_mb << 20, "scratch": scratch,
         "forbidden": [str(task.workload.resolve().parent)], "forks": 32, "threads": 1,
+        "autograder_root": str(Path(autograder.__file__).resolve().parent.parent),
     }
     try:
         proc = subprocess.Popen(spec.argv, stdin=subprocess.PIPE, stdout=err_w, stderr=err_w, pass_fds=(msg_w,),

@@ -109,7 +109,8 @@ def _check_one(out: torch.Tensor | str, info: dict[str, Any], ref: torch.Tensor,
     return _Check(ok, err, "" if ok else "values")
 
 
-def check_outputs(task: KernelTask, run: ChildRun, folder: Path, plan: Timing) -> tuple[Finding, tuple[CaseResult, ...]]:
+def check_outputs(task: KernelTask, run: ChildRun, folder: Path, plan: Timing
+                  ) -> tuple[Finding, tuple[CaseResult, ...]]:
     """The verdict from the saved outputs and the clocks (the child ran to its end)."""
     wl = load_workload(task.workload)
     make, reference = getattr(wl, task.make_inputs), getattr(wl, task.reference)
@@ -135,7 +136,8 @@ def check_outputs(task: KernelTask, run: ChildRun, folder: Path, plan: Timing) -
         c = _check_one(_read(info, folder), info, ref, task)
         if not c.ok and int(info.get("threads") or 0) > 0:
             return Finding("gamed", "thread", "the kernel returned before its work was done and left a thread "
-                                              "running to finish it: a result must be complete when the call returns"), ()
+                                              "running to finish it: a result must be complete when the call "
+                                              "returns"), ()
         if not c.ok:
             return _wrong_check(c, _read(info, folder), ref, case, task), ()
 
@@ -167,6 +169,8 @@ def check_outputs(task: KernelTask, run: ChildRun, folder: Path, plan: Timing) -
             if not info.get("ok"):
                 return Finding("gamed", "lazy_output", f"a timed call returned a {info.get('type')}, not a "
                                                        "torch.Tensor"), ()
+            if info.get("skipped"):  # the output budget was spent (large outputs): not saved, not judged
+                continue
             kind = "refill" if k in traps else "timed"
             ref, nbytes = ref_of(call_seed(task.seed, kind, ci, k), case)
             refs[k] = ref
@@ -179,6 +183,8 @@ def check_outputs(task: KernelTask, run: ChildRun, folder: Path, plan: Timing) -
             if warm_ref is None:
                 warm_ref = ref_of(call_seed(task.seed, "warm", ci, 0), case)[0]
         ext = _external(run, ci, plan.calls)
+        if not refs:
+            return Finding("crashed", "protocol", "no timed output could be saved within the output limit"), ()
         if wrong is not None:
             k, c, out = wrong
             assert warm_ref is not None

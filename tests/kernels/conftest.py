@@ -27,7 +27,7 @@ def make_task(source: str, *, wall_s: float = 60.0, device: str = DEVICE, **chan
     cuda = device == "cuda"
     fields: dict[str, object] = dict(
         source=source, entry="fused_chain", workload=FIXTURES / "workload.py", reference="reference",
-        make_inputs="make_inputs", cases=({"dtype": "fp32", "log2_n": 24 if cuda else 14},),
+        make_inputs="make_inputs", cases=({"dtype": "fp32", "log2_n": 22 if cuda else 14},),
         check_cases=({"dtype": "fp32", "n": 1000}, {"dtype": "fp32", "n": 4097}), seed=20260,
         tolerances={"fp32": (1e-5, 1e-6), "fp16": (1e-3, 1e-3)}, device=device, limits=Limits(wall_s=wall_s),
     )

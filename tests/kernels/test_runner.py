@@ -83,5 +83,5 @@ def test_the_child_command_line(tmp_path: Path) -> None:
     if os.geteuid() == 0:
         assert "setpriv" in cpu.argv and "--reuid=65534" in cpu.argv
     plain = child_spec("pass", 7, tmp_path, "cpu", isolate=False)
-    assert not plain.isolated and plain.argv[0].endswith("python") or "python" in plain.argv[0]
+    assert (not plain.isolated and plain.argv[0].endswith("python")) or "python" in plain.argv[0]
     assert plain.env["HOME"].startswith(str(tmp_path))

@@ -1,3 +1,2 @@
-import torch
 
 # the student has not written fused_chain yet
