@@ -35,6 +35,7 @@ EXPECTED: dict[str, tuple[str, str | None]] = {
     "network": ("gamed", "network"),
     "course_file": ("gamed", "course_file"),
     "forged_message": ("gamed", "forged_message"),
+    "deferred_past_timer": ("gamed", "clock_disagreement"),
 }
 
 pytestmark = pytest.mark.skipif(not bwrap_available(), reason="bubblewrap is not installed")
