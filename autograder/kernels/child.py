@@ -209,10 +209,14 @@ def _save(child: _Child, out: Any, path: str, budget: list[int]) -> dict[str, An
     if not info["ok"]:
         return info
     torch = child.torch
-    flat = out.detach().contiguous().reshape(-1).cpu()
-    if flat.dtype == torch.bool:
-        flat = flat.to(torch.uint8)
-    raw = flat.view(torch.uint8).numpy()
+    try:
+        flat = out.detach().contiguous().reshape(-1).cpu()
+        if flat.dtype == torch.bool:
+            flat = flat.to(torch.uint8)
+        raw = flat.view(torch.uint8).numpy()
+    except Exception as exc:
+        info.update(file=None, unsaved=f"{child.exact(exc).__name__}: {str(exc)[:200]}")
+        return info
     if raw.nbytes > budget[0]:
         info.update(ok=True, file=None, skipped="output budget spent")
         return info
@@ -285,9 +289,9 @@ def _time_case(child: _Child, fn: Callable[..., Any], warm: tuple[Any, ...], tim
 def _flusher(child: _Child) -> Any:
     if not child.cuda:
         return None
-    root = child.task.get("autograder_root")
-    if root and root not in sys.path:  # python -I: an install by --target/PYTHONPATH is found through this
-        sys.path.append(root)
+    for root in child.task.get("sys_path") or []:  # python -I: an install on PYTHONPATH is found through these
+        if root not in sys.path:
+            sys.path.append(root)
     from autograder.bench.timing import L2Flusher  # bench's helper (CUDA only: a CPU has nothing to flush)
 
     l2 = int(getattr(child.torch.cuda.get_device_properties(child.device), "L2_cache_size", 0) or 0)

@@ -18,13 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import autograder
-
 from ..errors import AutograderError
 from ..preprocessors.sandbox import start_failure_line
 from . import child as child_mod
 from .models import CaseResult, KernelResult, KernelTask
-from .sandbox import child_spec, limit_setter
+from .sandbox import child_spec, child_sys_path, limit_setter
 from .verdicts import AUDIT_FAMILIES, Finding, error_finding, exit_finding
 from .verify import Timing, check_outputs, timing_plan
 
@@ -158,7 +156,7 @@ def _spawn_and_watch(task: KernelTask, base: Path, isolate: bool, plan: Timing) 
         "device": task.device, "calls": plan.calls, "warmup": plan.warmup, "warmup_ms": plan.warmup_ms,
         "gpu_memory_mb": lim.gpu_memory_mb, "output_bytes": lim.output_mb << 20, "scratch": scratch,
         "forbidden": [str(task.workload.resolve().parent)], "forks": 32, "threads": 1,
-        "autograder_root": str(Path(autograder.__file__).resolve().parent.parent),
+        "sys_path": child_sys_path(),
     }
     try:
         proc = subprocess.Popen(spec.argv, stdin=subprocess.PIPE, stdout=err_w, stderr=err_w, pass_fds=(msg_w,),

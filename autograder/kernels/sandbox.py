@@ -10,6 +10,7 @@ its own path.  As root the child drops to ``nobody`` with setpriv (RLIMIT_NPROC 
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import resource
 import shutil
@@ -20,9 +21,14 @@ from pathlib import Path
 
 from ..preprocessors.sandbox import bwrap_available, python_roots, sandbox_env, sandbox_layout
 
-__all__ = ["NOBODY", "ChildSpec", "child_spec", "limit_setter", "processes_of"]
+__all__ = ["CHILD_PACKAGES", "NOBODY", "ChildSpec", "child_spec", "child_sys_path", "limit_setter", "processes_of"]
 
 NOBODY = 65534
+#: what the child imports beyond torch on CUDA (bench's L2 flush and its records): shown read-only where
+#: this process found them, which an install by ``pip --target`` on PYTHONPATH (ignored by ``python -I``)
+#: needs
+CHILD_PACKAGES = ("autograder", "pydantic", "pydantic_core", "typing_extensions", "annotated_types",
+                  "typing_inspection")
 #: processes a submission may add to what its user already runs (torch.compile's workers fit)
 PROCESS_HEADROOM = 64
 
@@ -65,10 +71,43 @@ def limit_setter(memory_mb: int, cpu_s: int, file_mb: int, uid: int, cuda: bool)
     return apply
 
 
+def _package_paths() -> list[Path]:
+    """Where this process imports :data:`CHILD_PACKAGES` from (a package's folder, or a module's file)."""
+    out: list[Path] = []
+    for name in CHILD_PACKAGES:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            continue
+        if spec is None:
+            continue
+        if spec.submodule_search_locations:
+            out += [Path(p).resolve() for p in spec.submodule_search_locations]
+        elif spec.origin and os.path.isfile(spec.origin):
+            out.append(Path(spec.origin).resolve())
+    return out
+
+
+def child_sys_path() -> list[str]:
+    """The folders holding :data:`CHILD_PACKAGES`, for the child's ``sys.path``."""
+    return list(dict.fromkeys(str(p.parent) for p in _package_paths()))
+
+
+def _libcuda_dir() -> str | None:
+    """Where libcuda.so.1 lies: Triton otherwise runs /sbin/ldconfig to find it, which the sandbox lacks."""
+    for d in ("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib/aarch64-linux-gnu", "/usr/lib/wsl/lib",
+              "/usr/local/nvidia/lib64", "/usr/lib"):
+        if os.path.exists(os.path.join(d, "libcuda.so.1")):
+            return d
+    return None
+
+
 def _extra_env(device: str, home: str) -> dict[str, str]:
     env = {"TRITON_CACHE_DIR": f"{home}/triton", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONFAULTHANDLER": "1"}
     if device == "cpu":
         env["TRITON_INTERPRET"] = "1"  # a Triton kernel runs on CPU tensors only through the interpreter
+    elif (libcuda := os.environ.get("TRITON_LIBCUDA_PATH") or _libcuda_dir()) is not None:
+        env["TRITON_LIBCUDA_PATH"] = libcuda
     return env
 
 
@@ -88,7 +127,7 @@ def child_spec(child_source: str, fd: int, base: Path, device: str, *, isolate: 
                 os.chmod(p, 0o755)
             os.chown(base / "out", uid, uid)
         layout = sandbox_layout(base / "nb", base / "out", python_roots(), as_root=bool(drop),
-                                scratch_bytes=1 << 30, gpu=device == "cuda")
+                                scratch_bytes=1 << 30, gpu=device == "cuda", extra_ro=_package_paths())
         env = sandbox_env(dict(os.environ), python_bin) | _extra_env(device, "/tmp")
         return ChildSpec(layout.args + drop + py, env, True, uid)
     home = base / "home"

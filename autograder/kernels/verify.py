@@ -75,6 +75,8 @@ def _read(info: dict[str, Any], folder: Path) -> torch.Tensor | str:
     name = info.get("file")
     dtype = getattr(torch, str(info.get("dtype")), None)
     shape = info.get("shape")
+    if info.get("unsaved"):
+        return f"the output could not be read back ({str(info['unsaved'])[:150]})"
     if not isinstance(name, str) or "/" in name or not isinstance(dtype, torch.dtype):
         return "no readable output was saved"
     if not (isinstance(shape, list) and all(isinstance(s, int) and s >= 0 for s in shape)):

@@ -36,6 +36,7 @@ EXPECTED: dict[str, tuple[str, str | None]] = {
     "course_file": ("gamed", "course_file"),
     "forged_message": ("gamed", "forged_message"),
     "deferred_past_timer": ("gamed", "clock_disagreement"),
+    "meta_output": ("wrong", "output_format"),
 }
 
 pytestmark = pytest.mark.skipif(not bwrap_available(), reason="bubblewrap is not installed")

@@ -76,6 +76,11 @@ def test_the_child_command_line(tmp_path: Path) -> None:
     assert cpu.env["TRITON_INTERPRET"] == "1" and "PYTHONPATH" not in cpu.env
     assert not any(a.startswith("/dev/nvidia") for a in cpu.argv)
     assert str(tmp_path / "out") in cpu.argv  # the scratch, bound writable
+    import pydantic
+
+    bound = [cpu.argv[i + 2] for i, a in enumerate(cpu.argv) if a == "--ro-bind"]
+    pyd = str(Path(pydantic.__file__).resolve().parent)  # what the child imports, wherever it is, is shown
+    assert any(pyd == b or pyd.startswith(b + "/") for b in bound)
     gpu = child_spec("pass", 7, tmp_path, "cuda", isolate=True)
     assert "TRITON_INTERPRET" not in gpu.env
     nodes = sorted(str(p) for p in Path("/dev").glob("nvidia*"))
@@ -85,3 +90,24 @@ def test_the_child_command_line(tmp_path: Path) -> None:
     plain = child_spec("pass", 7, tmp_path, "cpu", isolate=False)
     assert (not plain.isolated and plain.argv[0].endswith("python")) or "python" in plain.argv[0]
     assert plain.env["HOME"].startswith(str(tmp_path))
+
+
+@pytest.mark.skipif(not bwrap_available(), reason="bubblewrap is not installed")
+def test_in_the_sandbox_the_child_finds_bench_s_flush_helper_and_no_course_file(tmp_path: Path) -> None:
+    """The CUDA child imports autograder.bench.timing (the L2 flush) in the sandbox under python -I; the
+    lesson's folder is not there."""
+    import subprocess
+
+    from autograder.kernels.sandbox import child_sys_path
+
+    from .conftest import FIXTURES
+
+    for d in ("nb", "out"):
+        (tmp_path / d).mkdir()
+    probe = (f"import sys, os; sys.path += {child_sys_path()!r}; from autograder.bench.timing import L2Flusher; "
+             f"print('flusher', L2Flusher.__name__, os.path.exists({str(FIXTURES / 'workload.py')!r}))")
+    spec = child_spec(probe, 0, tmp_path, "cpu", isolate=True)
+    proc = subprocess.run(spec.argv[:-1], env=spec.env, cwd=tmp_path / "nb", capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr[-800:]
+    assert proc.stdout.split() == ["flusher", "L2Flusher", "False"]
