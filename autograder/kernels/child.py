@@ -289,9 +289,6 @@ def _time_case(child: _Child, fn: Callable[..., Any], warm: tuple[Any, ...], tim
 def _flusher(child: _Child) -> Any:
     if not child.cuda:
         return None
-    for root in child.task.get("sys_path") or []:  # python -I: an install on PYTHONPATH is found through these
-        if root not in sys.path:
-            sys.path.append(root)
     from autograder.bench.timing import L2Flusher  # bench's helper (CUDA only: a CPU has nothing to flush)
 
     l2 = int(getattr(child.torch.cuda.get_device_properties(child.device), "L2_cache_size", 0) or 0)
@@ -308,6 +305,11 @@ def main(fd: int) -> None:
     import time
 
     task = json.loads(sys.stdin.buffer.readline())
+    # python -I ignores PYTHONPATH: the framework (which a workload and the L2 flush import) and its
+    # dependencies are found where the parent found them
+    for root in task.get("sys_path") or []:
+        if root not in sys.path:
+            sys.path.append(root)
     t_boot = time.perf_counter()
     child = _Child(fd, task)
     torch = child.torch
