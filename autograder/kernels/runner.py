@@ -155,7 +155,9 @@ def _spawn_and_watch(task: KernelTask, base: Path, isolate: bool, plan: Timing) 
         "cases": list(task.cases), "check_cases": list(task.check_cases), "seed": task.seed,
         "device": task.device, "calls": plan.calls, "warmup": plan.warmup, "warmup_ms": plan.warmup_ms,
         "gpu_memory_mb": lim.gpu_memory_mb, "output_bytes": lim.output_mb << 20, "scratch": scratch,
-        "forbidden": [str(task.workload.resolve().parent)], "forks": 32, "threads": 1,
+        "forbidden": [str(task.workload.resolve().parent)], "forks": 32,
+        "threads": 1 if task.device == "cpu" else min(4, os.cpu_count() or 1),
+        "input_threads": min(4, os.cpu_count() or 1),
         "sys_path": child_sys_path(),
     }
     try:
@@ -237,11 +239,15 @@ def run_submission(task: KernelTask, *, isolate: bool = True) -> KernelResult:
     """One submission, in a fresh child process (in bubblewrap when ``isolate`` and bwrap is available).
 
     Never raises for anything the student's code does; raises :class:`AutograderError` (one line) when
-    the course's side is broken (the workload cannot be read)."""
+    the course's side is broken (the workload is missing or cannot make its inputs)."""
     t0 = time.perf_counter()
     if not task.workload.is_file():
         raise AutograderError(f"the workload {task.workload} does not exist")
-    plan = timing_plan(task)
+    try:
+        plan = timing_plan(task)
+    except (Exception, SystemExit) as exc:  # the lesson's own code: the course's error, not the student's
+        line = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+        raise AutograderError(f"the workload {task.workload} cannot make its inputs: {line}") from None
     with tempfile.TemporaryDirectory(prefix="autograder-kernel-") as tmp:
         base = Path(tmp)
         (base / "nb").mkdir()

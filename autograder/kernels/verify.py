@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import json
 import math
 import sys
 from collections.abc import Callable
@@ -36,11 +37,27 @@ class Timing:
     warmup_ms: float
 
 
+#: fresh inputs of all timed calls of a case together stay under this (each call has its own)
+INPUT_BUDGET = {"cuda": 2 << 30, "cpu": 256 << 20}
+
+
 def timing_plan(task: KernelTask) -> Timing:
-    """On CUDA 100 timed calls per case after 10 warm-up calls and 25 ms; on a CPU 24 after 2 (CI)."""
-    if task.device == "cuda":
-        return Timing(calls=100, warmup=10, warmup_ms=25.0)
-    return Timing(calls=24, warmup=2, warmup_ms=0.0)
+    """Timed calls per case, each on fresh inputs: on CUDA up to 100 (at least 10) after 10 warm-up calls
+    and 25 ms, on a CPU up to 24 (at least 8) after 2; fewer where the inputs of one call are large, so that
+    a case's inputs fit :data:`INPUT_BUDGET` (a 128 MiB input gets 16 calls on CUDA)."""
+    nbytes = max((_input_bytes(str(task.workload.resolve()), task.workload.stat().st_mtime_ns, task.make_inputs,
+                               json.dumps(c, sort_keys=True)) for c in task.cases), default=1)
+    cuda = task.device == "cuda"
+    lo, hi = (10, 100) if cuda else (8, 24)
+    calls = max(lo, min(hi, INPUT_BUDGET["cuda" if cuda else "cpu"] // max(nbytes, 1)))
+    return Timing(calls=calls, warmup=10, warmup_ms=25.0) if cuda else Timing(calls=calls, warmup=2, warmup_ms=0.0)
+
+
+@functools.cache
+def _input_bytes(workload: str, mtime_ns: int, make: str, case: str) -> int:
+    """Bytes of one call's inputs of a case (made once per grading process, on the CPU)."""
+    x = _inputs(getattr(load_workload(Path(workload)), make), json.loads(case), 0, "cpu")
+    return sum(int(t.nbytes) for t in x if isinstance(t, torch.Tensor))
 
 
 def load_workload(path: Path) -> ModuleType:

@@ -60,11 +60,23 @@ def test_a_missing_workload_is_the_course_s_error() -> None:
         run_submission(make_task("", workload=HOSTILE / "no_such_workload.py"))
 
 
-def test_a_broken_environment_is_sandbox_failed(tmp_path: Path) -> None:
+def test_a_broken_workload_is_the_course_s_error(tmp_path: Path) -> None:
     bad = tmp_path / "workload.py"
     bad.write_text("raise SystemExit('the workload itself is broken')\n", encoding="utf-8")
-    r = run_submission(make_task(source_of("correct_torch"), workload=bad), isolate=False)
-    assert r.verdict == "sandbox_failed" and "broken" in r.reason
+    with pytest.raises(AutograderError, match="cannot make its inputs: the workload itself is broken"):
+        run_submission(make_task(source_of("correct_torch"), workload=bad), isolate=False)
+
+
+def test_a_child_that_cannot_start_is_sandbox_failed(tmp_path: Path) -> None:
+    """The workload loads in the parent but fails in the child (there it sees only the framework): the
+    harness broke before any student code ran."""
+    odd = tmp_path / "workload.py"
+    odd.write_text((HOSTILE.parent / "fixtures" / "workload.py").read_text(encoding="utf-8")
+                   + "\nimport os\nif os.environ.get('HOME', '').startswith('/tmp/autograder-kernel-') or "
+                   "os.environ.get('HOME') == '/tmp':\n    raise RuntimeError('only in the child')\n",
+                   encoding="utf-8")
+    r = run_submission(make_task(source_of("correct_torch"), workload=odd), isolate=False)
+    assert r.verdict == "sandbox_failed" and "only in the child" in r.reason, r.reason
 
 
 @pytest.mark.skipif(not bwrap_available(), reason="bubblewrap is not installed")

@@ -108,3 +108,16 @@ def test_exit_findings() -> None:
     assert exit_finding(-signal.SIGKILL, "").family == "signal"
     assert exit_finding(1, "RuntimeError: CUDA error: an illegal memory access").family == "illegal_memory_access"
     assert exit_finding(1, "boom").reason.endswith("boom")
+
+
+def test_timing_plan_fits_the_input_budget() -> None:
+    from autograder.kernels.verify import timing_plan
+
+    from .conftest import make_task
+
+    small = timing_plan(make_task("", device="cpu"))
+    assert small.calls == 24  # 64 KiB inputs: the CPU's most
+    big = timing_plan(make_task("", device="cuda", cases=({"dtype": "fp32", "log2_n": 25},)))
+    assert big.calls == 16  # 128 MiB inputs: 2 GiB of fresh inputs a case
+    huge = timing_plan(make_task("", device="cpu", cases=({"dtype": "fp32", "log2_n": 26},)))
+    assert huge.calls == 8  # never fewer than the floor
