@@ -51,6 +51,7 @@ class ChildRun:
     stderr: str = ""
     protocol: str = ""  # what was wrong with the child's messages, if anything
     started_s: float | None = None  # spawn to the child's hello
+    finished: bool = False  # the child sent its last message (end, error, no_entry)
 
     def first(self, t: str) -> dict[str, Any] | None:
         return next((m for m in self.messages if m["t"] == t), None)
@@ -68,11 +69,13 @@ def _watch(proc: subprocess.Popen[bytes], msg_fd: int, err_fd: int, deadline: fl
     buf, err, open_fds = b"", b"", 2
     assert proc.stdin is not None
     while open_fds:
+        if run.finished and proc.poll() is not None:
+            break  # the child has said its last word and gone (a process it left may hold the pipes open)
         left = deadline - time.perf_counter()
         if left <= 0:
             run.timed_out = True
             return
-        for key, _ in sel.select(timeout=min(left, 1.0)):
+        for key, _ in sel.select(timeout=min(left, 0.2 if run.finished else 1.0)):
             fd = int(key.fd)  # type: ignore[call-overload]
             try:
                 chunk = os.read(fd, 1 << 16)
@@ -98,7 +101,6 @@ def _watch(proc: subprocess.Popen[bytes], msg_fd: int, err_fd: int, deadline: fl
                 run.protocol = run.protocol or "a message over the size limit"
                 buf = b""
     run.stderr = err.decode("utf-8", "replace")
-    run.stderr = err.decode("utf-8", "replace")
 
 
 def _handle(msg: dict[str, Any], now: float, run: ChildRun, proc: subprocess.Popen[bytes], t_spawn: float,
@@ -118,6 +120,8 @@ def _handle(msg: dict[str, Any], now: float, run: ChildRun, proc: subprocess.Pop
             proc.stdin.flush()
         except OSError:
             pass
+    elif t in ("end", "error", "no_entry"):
+        run.finished = True
     elif t == "done" and key is not None:
         if key not in run.go or key in run.done:
             run.protocol = run.protocol or f"a done for {key} the grader did not start"

@@ -54,11 +54,17 @@ def _show(name: str) -> str:
     return f"{name}: {r.verdict}/{r.family}: {r.reason}"
 
 
+#: on CUDA a profile hook's first C return after the call may come before the end event is recorded: then
+#: the work is inside the timed region and the honest verdict is ok
+ALSO_ON_CUDA = {"deferred_past_timer": ("ok", None)}
+
+
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_each_family_gets_its_own_verdict(name: str) -> None:
     r = graded(name)
     print(f"{DEVICE} {_show(name)} ({r.seconds:.1f} s)")
-    assert (r.verdict, r.family) == EXPECTED[name], _show(name)
+    allowed = {EXPECTED[name]} | ({ALSO_ON_CUDA[name]} if DEVICE == "cuda" and name in ALSO_ON_CUDA else set())
+    assert (r.verdict, r.family) in allowed, _show(name)
     assert r.reason and "\n" not in r.reason
     if r.verdict == "ok":
         assert r.cases and all(c.measurement is not None and c.max_error == 0.0 for c in r.cases)
