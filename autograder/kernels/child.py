@@ -113,6 +113,7 @@ class _Child:
         self.sync: Callable[[], None] = (lambda: torch.cuda.synchronize(self.device)) if self.cuda else (lambda: None)
         self.Event: Any = torch.cuda.Event if self.cuda else None
         self.current_stream: Any = torch.cuda.current_stream if self.cuda else None
+        self.max_reserved: Any = torch.cuda.max_memory_reserved if self.cuda else None
         self.originals = self._timing_functions()
         self.threading = threading
 
@@ -432,7 +433,8 @@ def main(fd: int) -> None:
         cases[ci] = ((), [], {})
     phases["timing"] = perf() - t
     alive = [th.name for th in child.threading.enumerate() if th is not child.threading.main_thread()]
-    child.send(t="end", patched=child.patched(), threads_alive=alive[:10], phases=phases)
+    gpu_peak = int(child.max_reserved(child.device)) if child.cuda else 0
+    child.send(t="end", patched=child.patched(), threads_alive=alive[:10], phases=phases, gpu_peak_bytes=gpu_peak)
     child.exit(0)
 
 

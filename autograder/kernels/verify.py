@@ -163,7 +163,12 @@ def check_outputs(task: KernelTask, run: ChildRun, folder: Path, plan: Timing
         if not c.ok:
             return _wrong_check(c, _read(info, folder), ref, case, task), ()
 
-    # 2. timing integrity the child could see
+    # 2. limits and timing integrity the child could see (torch's allocator peak: the per-process
+    # fraction the child set can be lifted by the student's code, the peak still tells)
+    peak = int(end.get("gpu_peak_bytes") or 0)
+    if peak > task.limits.gpu_memory_mb << 20:
+        return Finding("out_of_memory", "gpu_memory", f"the kernel held {peak / 2**20:.0f} MiB of GPU memory, over "
+                                                      f"its limit of {task.limits.gpu_memory_mb} MiB"), ()
     patched = end.get("patched") or []
     if patched:
         return Finding("gamed", "timer_patched", f"the kernel replaced timing functions: {', '.join(patched[:4])}"), ()
