@@ -101,6 +101,7 @@ class _Child:
         self.cuda = self.device.type == "cuda"
         # the timing functions, kept before any student code exists
         self.perf = time.perf_counter
+        self.cpu = time.process_time  # the process's CPU time: what a scheduler's preemption does not add to
         self.median = statistics.median
         self.count_threads = _thread._count
         self.listdir = os.listdir
@@ -247,6 +248,8 @@ def _time_case(child: _Child, fn: Callable[..., Any], warm: tuple[Any, ...], tim
     region), a device-wide sync after each: per-call in-process times, the most threads alive after a
     call, how long the device sync waited past the call's own stream, and copies of the ``keep`` outputs."""
     perf, sync, cuda = child.perf, child.sync, child.cuda
+    cpu0 = child.cpu()
+    late_wait = 0.0
     threads0, tasks0 = child.count_threads(), child.tasks()
     samples: list[float] = []
     outs: dict[int, Any] = {}
@@ -268,8 +271,10 @@ def _time_case(child: _Child, fn: Callable[..., Any], warm: tuple[Any, ...], tim
             out = fn(*x)
             end.record()
             end.synchronize()
+            tl = perf()
             child.current_stream().synchronize()  # work queued on the call's stream after its end event
             ta = perf()
+            late_wait += ta - tl
             sync()  # what is left is on other streams
             extra_wait += perf() - ta
             events.append((start, end))
@@ -286,7 +291,8 @@ def _time_case(child: _Child, fn: Callable[..., Any], warm: tuple[Any, ...], tim
     sync()
     if cuda:
         samples = [float(s.elapsed_time(e)) for s, e in events]
-    return {"samples": samples, "threads": threads_after, "extra_wait_ms": extra_wait * 1e3, "outs": outs}
+    return {"samples": samples, "threads": threads_after, "extra_wait_ms": extra_wait * 1e3,
+            "late_wait_ms": late_wait * 1e3, "cpu_ms": (child.cpu() - cpu0) * 1e3, "outs": outs}
 
 
 def _flusher(child: _Child) -> Any:
@@ -354,8 +360,8 @@ def main(fd: int) -> None:
         _warm(child, null, warm, 1, 0.0)
         child.send(t="ready", phase="baseline", case=ci)
         child.wait_go()
-        _time_case(child, null, warm, timed, refills, set(plans[ci][1]), flusher)
-        child.send(t="done", phase="baseline", case=ci)
+        rb = _time_case(child, null, warm, timed, refills, set(plans[ci][1]), flusher)
+        child.send(t="done", phase="baseline", case=ci, cpu_ms=rb["cpu_ms"])
     phases["baseline"] = perf() - t
 
     # 4. the student's code, in a fresh module
@@ -419,7 +425,8 @@ def main(fd: int) -> None:
             child.send(t="error", phase="timed", case=ci, kind=child.exact(exc).__name__, message=str(exc)[:500])
             child.exit(0)
         child.send(t="done", phase="timed", case=ci, samples=r["samples"], threads=r["threads"],
-                   extra_wait_ms=r["extra_wait_ms"], median=child.median(r["samples"]))
+                   extra_wait_ms=r["extra_wait_ms"], late_wait_ms=r["late_wait_ms"], cpu_ms=r["cpu_ms"],
+                   median=child.median(r["samples"]))
         # traps first (they catch replayed results), then the last and first calls, then the random ones:
         # when the output budget runs out it is the least telling ones that are not saved
         order = sorted(r["outs"], key=lambda k: (k not in traps, k != calls - 1, k != 0, k))

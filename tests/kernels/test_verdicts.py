@@ -121,3 +121,14 @@ def test_timing_plan_fits_the_input_budget() -> None:
     assert big.calls == 16  # 128 MiB inputs: 2 GiB of fresh inputs a case
     huge = timing_plan(make_task("", device="cpu", cases=({"dtype": "fp32", "log2_n": 26},)))
     assert huge.calls == 8  # never fewer than the floor
+
+
+def test_an_uncorroborated_disagreement_is_preemption_until_it_is_large() -> None:
+    # 24 calls of 0.03 ms and a 20 ms preemption between two of them: the parent's clock alone says 0.86 ms
+    assert clock_finding([0.03] * 24, 0.86, 0.0, "cpu", seen_ms=0.0) is None
+    # the same excess, with the child's CPU time accounting for it: work was hidden
+    hidden = clock_finding([0.03] * 24, 0.86, 0.0, "cpu", seen_ms=19.0)
+    assert hidden is not None and hidden.family == "clock_disagreement"
+    # far beyond any preemption, it is a verdict even with nothing in the child to show for it
+    big = clock_finding([0.03] * 24, 15.0, 0.0, "cpu", seen_ms=0.0)
+    assert big is not None and big.family == "clock_disagreement"
