@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The students' kernels on the GPU (issue 22, items 3, 4, 6): the hostile-kernel suite with device=cuda, its
+# verdicts, and the grading throughput on the GPU.  For the integrator, on the device machine (repo root):
+#     bash benchmarks/gpu_kernels_check.sh OUTDIR
+# Optional: .whl/*.whl (the project's wheels and test tools, installed into /tmp/site as the other GPU
+# sessions do) and .debs/*.deb (Debian 12's bubblewrap and libcap2: that machine has no bwrap; they are
+# unpacked into /opt/bwrap and its library folder registered with ldconfig, since the sandbox's environment
+# is allow-listed and keeps no LD_LIBRARY_PATH).
+set -u
+out=${1:?usage: gpu_kernels_check.sh OUTDIR}
+mkdir -p "$out"
+if ls .whl/*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
+  export PYTHONPATH=/tmp/site:$PWD PATH=/tmp/site/bin:$PATH
+fi
+if ! command -v bwrap >/dev/null 2>&1 && ls .debs/*.deb >/dev/null 2>&1; then
+  for d in .debs/*.deb; do dpkg -x "$d" /opt/bwrap; done
+  find /opt/bwrap -name 'libcap.so*' -printf '%h\n' | sort -u > /etc/ld.so.conf.d/zz-bwrap.conf && ldconfig
+  export PATH=/opt/bwrap/usr/bin:$PATH
+fi
+export PYTHONUNBUFFERED=1 KERNELS_DEVICE=cuda
+{
+  echo "bwrap: $(command -v bwrap || echo none); $(nvidia-smi -L 2>/dev/null | head -n 1)"
+  python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__, 'cuda', torch.cuda.is_available())"
+} | tee "$out/kernels_env.txt"
+python3 -m pytest -p no:cacheprovider -n 0 -v -s -rs tests/kernels > "$out/kernels_cuda.log" 2>&1
+echo "pytest tests/kernels (cuda) rc=$?" >> "$out/kernels_cuda.log"
+python3 benchmarks/kernel_throughput.py --device cuda -n 64 --pool 2 --out "$out/kernel-throughput-h200.txt" \
+  > "$out/kernel_throughput.log" 2>&1
+echo "throughput rc=$?" >> "$out/kernel_throughput.log"
+grep -E "^cuda |passed|failed|rc=" "$out/kernels_cuda.log" | tail -n 45
+tail -n 14 "$out/kernel_throughput.log"

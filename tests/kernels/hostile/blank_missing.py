@@ -1,0 +1,2 @@
+
+# the student has not written fused_chain yet

@@ -1,0 +1,3 @@
+def fused_chain(x):
+    while True:
+        pass
