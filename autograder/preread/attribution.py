@@ -451,8 +451,25 @@ class Frame:
     names: list[Mention]  # where the text names a variant (or all of them: variant None)
 
 
+_TILE = named('case.tile_shape',
+    "a shape of tiles or blocks ('64 tuiles de 128 × 128', '128x128 Kacheln') is the kernel's tiling, not a case",
+        ('tuiles de ', 'tiles of ', 'Kacheln von ', 'bloques de '),
+        ('matrices of ', 'at '))(r"\b(?:tiles?|tuiles?|Kacheln|Kachel|bloques|blocos|blocks?|mosaicos)\s+(?:of|de|von|aus|do|da)\s*$",
+                                  re.I)
+_TILE_AFTER = named('case.tile_shape_after',
+    "a shape right before a word for tiles or blocks ('128 × 128 tiles', '128x128-Kacheln') is not a case",
+        (' tiles', '-Kacheln', ' tuiles', ' bloques'),
+        (' matrix',))(r"^[\s-]*(?:tiles?|tuiles?|Kacheln|bloques|blocos|blocks?)\b", re.I)
+
+
+def _not_tiles(mentioned: list[Mention], text: str) -> list[Mention]:
+    return [m for m in mentioned
+            if m.variant is not None or not m.params or "dtype" in m.params
+            or not (_TILE.search(text[max(0, m.start - 24):m.start]) or _TILE_AFTER.match(text[m.end:m.end + 12]))]
+
+
 def frame(text: str, workload: Workload) -> Frame:
-    mentioned = sorted(_lesson_mentions(workload, text), key=lambda m: m.start)
+    mentioned = _not_tiles(sorted(_lesson_mentions(workload, text), key=lambda m: m.start), text)
     masked = _mask(text, mentioned)
     blks = blocks(masked)
     # a line of a code block is a sentence of its own (pasted output: one record a line)

@@ -106,6 +106,8 @@ def _column_cells(start: int, body: str) -> list[tuple[int, int]]:
 def _grid(rows: list[list[tuple[int, int]]]) -> list[Cell]:
     header, out = rows[0], []
     for cells_ in rows[1:]:
+        if len(cells_) < 2 <= len(header):
+            continue  # a line of prose among the rows ("traffic model: eager 4 launches, ..."): its own sentence
         for i, (a, b) in enumerate(cells_):
             col = header[i] if i < len(header) else None
             heads = [c for c in (col, cells_[0] if i else None, header[0]) if c]

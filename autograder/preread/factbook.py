@@ -68,8 +68,10 @@ CACHE = r"\b(?:l2|cache[sd]?)\b"
 
 
 #: a device's ceiling only where the sentence speaks of one (else "this kernel runs at 4 TB/s" would match it)
-CEILING = (r"\b(?:roofline|peak|copy|ceiling|theoretical|spec|hbm|limit|max(?:imum)?|ridge|balance|knee|machine)\b"
-           r"|(?:%|per\s?cent) of")
+CEILING = (r"\b(?:roofline|peak|copy|ceiling|theoretical|spec|hbm|limit|max(?:imum)?|ridge|balance|knee|machine|"
+           # German, Spanish, French, Portuguese: Spitze, Grenze, techo, pico, plafond, pic, point d'inflexion, teto
+           r"spitze\w*|grenze|obergrenze|knick\w*|dach\w*|techo|pico|l[íi]mite|plafond|pic|inflexion|inflexi[óo]n|teto|"
+           r"crête|cresta|kopier\w*|copia|copie|cópia)\b|(?:%|per\s?cent) of")
 
 #: a share of the copy roofline, or of the matmul peak, only where the sentence says which
 COPY = r"\b(?:copy|bandwidth|roofline|memory|hbm|[gt]b/s)"

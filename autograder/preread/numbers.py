@@ -111,7 +111,7 @@ def to_float(s: str) -> float | None:
 
 
 def _bytes(unit: str) -> tuple[float, ...]:
-    u = unit.lower()
+    u = re.sub(r"^([kmgt]i?)bytes?$", r"\1b", unit.lower())
     u = "byte" if u.startswith("octet") else (u[:-1] + "b" if re.fullmatch(r"[kmgt]i?o", u) else u)
     if u in _DECIMAL:  # "MB" is read both ways: 10^6 and 2^20 (students mean either)
         return (_DECIMAL[u], _BINARY[u])
@@ -119,7 +119,7 @@ def _bytes(unit: str) -> tuple[float, ...]:
 
 
 def _rate_or_count(unit: str) -> list[Reading]:
-    u = unit.lower().replace("flops", "flop").replace(" ", "")
+    u = unit.lower().replace("flops", "flop").replace(" ", "").removesuffix("ec")
     if u.endswith("/s"):
         return [Reading("flop_rate", _RATE[u])]
     # "137 GFLOPS" is a count to some students and a rate to others
@@ -135,7 +135,8 @@ def _scales(kind: str, unit: str) -> list[Reading]:
     if kind == "bytes":
         return [Reading("bytes", f) for f in _bytes(u)]
     if kind == "bandwidth":
-        return [Reading("bandwidth", _BW[re.sub(r"\s+", " ", u).replace("o/s", "b/s")])]
+        u = re.sub(r"(?:o|bytes?)\s?/\s?s(?:ec)?$|b\s?/\s?sec$|b\s/\ss$", "b/s", re.sub(r"\s+", " ", u))
+        return [Reading("bandwidth", _BW[u])]
     if kind == "flop_rate":
         return _rate_or_count(u)
     if kind == "time":
@@ -143,38 +144,42 @@ def _scales(kind: str, unit: str) -> list[Reading]:
     if kind == "ratio":
         return [Reading("ratio", 1.0)]
     if kind == "fraction":
-        return [Reading("fraction", 0.01 if u in ("%", "percent") or u.startswith("per") else 1.0)]
+        return [Reading("fraction", 0.01)]
     return [Reading(kind, 1.0)]
 
 
 # (kind, pattern); the number is group 1, the unit group "u"; the first pattern to claim a span keeps it
 _UNITS: list[tuple[str, re.Pattern[str]]] = [
     ("flop_rate", named('unit.flop_rate', 'a FLOP rate: TFLOP/s, GFLOPS, PFLOP / s',
-        ('788 TFLOP/s', '750 tflops', '1.2 PFLOP / s'),
-        ('137 GFLOP',))(_N + _RANGE + r"\s*(?P<u>[pgt]flops?/s|[pgt]flops|[pgt]flop\s?/\s?s)" + _END, re.I)),
+        ('788 TFLOP/s', '750 tflops', '1.2 PFLOP / s', '784.8 Tflop/sec', '350 TFLOPs/s'),
+        ('137 GFLOP',))(_N + _RANGE + r"\s*(?P<u>[pgt]flops?\s?/\s?s(?:ec)?|[pgt]flops)" + _END, re.I)),
     ("intensity", named('unit.intensity', 'arithmetic intensity: FLOP/byte, FLOP/B, FLOPs per byte',
-        ('1365 FLOP/byte', '0.17 FLOP/B', '341 flops per byte'),
-        ('137 GFLOP',))(_N + _RANGE + r"\s*(?P<u>flops?\s*/\s*(?:byte|b)|flops?\s+per\s+byte)" + _END, re.I)),
+        ('1365 FLOP/byte', '0.17 FLOP/B', '341 flops per byte', '341 FLOP/octet', '1365 FLOP pro Byte',
+         '341 FLOP por byte'),
+        ('137 GFLOP',))(_N + _RANGE + r"\s*(?P<u>flops?\s*/\s*(?:byte|b|octet)|flops?\s+(?:per|pro|por|par)\s+(?:byte|octet))"
+        + _END, re.I)),
     ("flop_rate", named('unit.flop_count',
         "a count of FLOPs (GFLOP, MFLOP; 'GFLOPS' is read both as a count and a rate)",
         ('137 GFLOP', '16.8 MFLOP', '84 MFLOPs'),
         ('137 G',))(_N + _RANGE + r"\s*(?P<u>[kmgtp]?flops?)" + _END, re.I)),
     # "Go/s", "Mo" are French for GB/s and MB
     ("bandwidth", named('unit.bandwidth', 'a bandwidth: GB/s, TB/s, GiB/s, Gbps, Go/s',
-        ('3777 GB/s', '4.2 TB/s', '3777 Go/s', '4 TB per second'),
-        ('3777 GB',))(_N + _RANGE + r"\s*(?P<u>[gmt]i?[bo]/s|gbps|[gt]b per second)" + _END, re.I)),
+        ('3777 GB/s', '4.2 TB/s', '3777 Go/s', '4 TB per second', '4180 GB/sec', '2039 GByte/s', '3.6 TB / s'),
+        ('3777 GB',))(_N + _RANGE + r"\s*(?P<u>[gmt]i?(?:[bo]|bytes?)\s?/\s?s(?:ec)?|gbps|[gt]b per second)" + _END,
+                      re.I)),
     ("bytes", named('unit.bytes', 'a size in bytes: B, KB, MiB, GB, bytes, megabytes, octets, Mo',
-        ('268 MB', '256 MiB', '268,435,456 bytes', '64 Mo', '2 B'),
+        ('268 MB', '256 MiB', '268,435,456 bytes', '64 Mo', '2 B', '268.4 MByte', '67.1 MBytes'),
         ('268 Mb/s', '4 TB/s'))(
-        _N + _RANGE + r"\s*(?P<u>[kmgt]ib|[kmgt]b|bytes?|b|kilobytes?|megabytes?|gigabytes?|octets?|(?-i:[KMGT]i?o))"
+        _N + _RANGE + r"\s*(?P<u>[kmgt]i?bytes?|[kmgt]ib|[kmgt]b|bytes?|b|kilobytes?|megabytes?|gigabytes?|octets?|(?-i:[KMGT]i?o))"
         + _END, re.I)),
     ("time", named('unit.time', 'a time: ns, µs, us, ms, s and their words in five languages',
         ('71.1 µs', '18 us', '1.06 ms', '71 Mikrosekunden', '2 segundos'),
         ('71 USD',))(
         _N + _RANGE + r"\s*(?P<u>(?-i:ns|us|ms|s)|µs|μs|usec|msec|sec|" + _TIME_WORDS + r")" + _END, re.I)),
     ("fraction", named('unit.fraction', 'a percentage: %, percent, per cent',
-        ('90 %', '45 percent', '90%'),
-        ('90 per',))(_N + _RANGE + r"\s*(?P<u>%|percent|per\s?cent)", re.I)),
+        ('90 %', '45 percent', '90%', '44.9 pct', '45 Prozent', '45 por ciento', '45 pour cent'),
+        ('90 per',))(_N + _RANGE + r"\s*(?P<u>%|percent|per\s?cent|pct\b|prozent|por\s?ciento|pour\s?cent|por\s?cento)",
+                     re.I)),
     # "4x", "3.9×", "4 times", "4-fold"; not "4096 x 4096" nor "3 × n²"
     ("ratio", named('unit.ratio',
         "a factor: 4x, 3.9×, 4 times, 4-fold, 3,9-mal, 3 veces, 4 fois, 4 vezes; not '4096 x 4096' nor '3 × "
@@ -237,7 +242,7 @@ _NAMED_RATIO = named('number.named_ratio',
     "a bare number the text names a ratio: 'the ratio is 4', 'a speedup of about 4', 'a factor of 4'",
         ('the ratio is 4', 'a speedup of about 4', 'a factor of 4', 'a ratio of 4:1'),
         ('the ratio is high',))(
-    r"\b(?:ratios?|speed-?\s?ups?|slow-?\s?downs?|factor|prediction|predicted|estimate)\b(?:[^.;!?\d%]|\.(?=\d)){0,80}?"
+    r"\b(?:ratios?|speed-?\s?ups?|slow-?\s?downs?|factor|prediction|predicted|estimate)\b(?:[^.;!?\d%|\s]|\s(?!\s)|\.(?=\d)){0,80}?"
     + _N + _NOT_A_VALUE + r"(?:\s*:\s*1\b)?", re.I
 )
 # "beats compiled by 1.35", "faster by about 4"

@@ -33,6 +33,13 @@ TRANSLATIONS: dict[str, str] = {
         ("die fusionierte Version", "la versión fusionada", "la version fusionnée", "o kernel fundido"),
         ("fusion", "confundido"),
     ).pattern,
+    "composed": rule(
+        "spelling.composed",
+        "'composed' (of separate ops) in German, Spanish, French, Portuguese: zusammengesetzt, compuesta, composée",
+        r"zusammengesetzt\w*|compuest[oa]s?|compos[ée]e?s?|compost[oa]s?",
+        ("die zusammengesetzte Version", "la versión compuesta", "la version composée", "a versão composta"),
+        ("composition",),
+    ).pattern,
     "compiled": rule(
         "spelling.compiled",
         "'compiled' in German, Spanish, French, Portuguese: kompiliert(e), compilado/a, compilé(e)",
@@ -64,7 +71,7 @@ TRANSLATIONS: dict[str, str] = {
     ).pattern,
 }
 #: the English forms of each translated word a lesson's spelling may match ("multiplication" is "multiply")
-_FORMS = {"unfused": ("unfused",), "fused": ("fused",), "compiled": ("compiled",), "library": ("library",),
+_FORMS = {"unfused": ("unfused",), "composed": ("composed",), "fused": ("fused",), "compiled": ("compiled",), "library": ("library",),
           "multiply": ("multiply", "multiplication", "multiplies"), "add": ("add", "addition", "adds")}
 
 
