@@ -22,9 +22,11 @@ _SUPERSCRIPT = {"⁰": "0", "¹": "1", "²": "2", "³": "3", "⁴": "4", "⁵": 
 _LATEX_COMMAND = rule(
     "format.latex_command",
     "a LaTeX command a student writes around a number: \\times, \\cdot, \\approx, \\sim, \\mu, \\%, spaces",
-    r"\\(?:times|cdot|approx|sim|mu|micro|%|,|;|!|:| |quad|qquad|left|right|mathrm|text|textrm|mathit|rm|"
-    r"second|byte|giga|mega|kilo|tera|per)(?![A-Za-z])",
-    ("$3.9\\times$", "$268\\,\\text{MB}$", "\\approx 4", "71\\ \\mu s", "90\\%"),
+    r"\\(?:mu|micro)(?![A-Za-z])(?:\s*\\?(?:\\text|\\mathrm|\\rm)?\s*\{?\s*(?=s\b|sec))?|"
+    r"\\(?:times|cdot|approx|sim|quad|qquad|left|right|mathrm|text|textrm|mathit|rm|"
+    r"second|byte|giga|mega|kilo|tera|per)(?![A-Za-z])|\\[%,;!: ]",
+    ("$3.9\\times$", "$268\\,\\text{MB}$", "\\approx 4", "71\\ \\mu s", "90\\%", "(8RC + 4R)\\,s",
+     "131.7\\ \\mu\\text{s}"),
     ("3.9x", "\\alpha"),
 )
 _LATEX_SI = rule(
@@ -55,6 +57,14 @@ _DIGIT_GROUPS = rule(
     r"(?<=\d)[\u00a0\u202f\u2009'’](?=\d{3}(?!\d))",
     ("268\u202f435\u202f456", "268'435'456", "3\u00a0777"),
     ("268 MB", "it's 4"),
+)
+_SPACE_GROUPS = rule(
+    "format.space_groups",
+    "digit groups separated by a plain space right before a French unit ('1 640 Go/s', '268 435 456 octets'): "
+    "one number, as French writes it (before 'MB' a space may separate two numbers: '4 268 MB')",
+    r"(?<![\d.,] )(?<![\d.,])(\d{1,3})((?: \d{3})+)(?![\d.,]\d)(?=\s?(?-i:[kKMGT]i?o\b|[kKMGT]i?o/s|octets?\b))",
+    ("1 640 Go/s", "268 435 456 octets", "3 777 Mo"),
+    ("4 268 MB", "5 kernels, 268 Mo", "2 640"),
 )
 _SUPERSCRIPTS = rule(
     "format.superscript",
@@ -128,6 +138,11 @@ _COMMANDS = {
 }
 
 
+def _command(cmd: str) -> str:
+    name = re.match(r"\\([A-Za-z]+|.)", cmd)
+    return _COMMANDS[name.group(1)] if name else ""
+
+
 def _rewrite(text: str, origin: list[int], pattern: re.Pattern[str],
              by: Callable[[re.Match[str]], list[tuple[str, int]]]) -> tuple[str, list[int]]:
     """Replace each match by pieces ``(new text, index in text the piece came from)``, keeping the map."""
@@ -154,15 +169,17 @@ def normalise(text: str) -> tuple[str, list[int]]:
         text, origin = _rewrite(text, origin, _LATEX_SI, lambda m: (
             [(m.group(3), m.start(3))] if m.group(3) is not None
             else [(m.group(1), m.start(1)), (" ", m.start(2)), (m.group(2), m.start(2))]))
-        text, origin = _rewrite(text, origin, _LATEX_COMMAND, lambda m: [(_COMMANDS[m.group(0)[1:]], m.start())])
+        text, origin = _rewrite(text, origin, _LATEX_COMMAND, lambda m: [(_command(m.group(0)), m.start())])
         text, origin = _rewrite(text, origin, _LATEX_BRACES, lambda m: (
-            [("/", m.start())] if m.group(0) == "}" and text[m.end():m.end() + 1] == "{" else []))
+            [(" / ", m.start())] if m.group(0) == "}" and text[m.end():m.end() + 1] == "{" else []))
     if any(c in text for c in _SUPERSCRIPT):
         text, origin = _rewrite(text, origin, _SUPERSCRIPTS, lambda m: [
             ("^" + "".join(_SUPERSCRIPT[c] for c in m.group(0)), m.start())])
     if _NUMBER_WORDS.search(text):
         text, origin = _rewrite(text, origin, _NUMBER_WORDS, lambda m: _digits(m, text))
     text, origin = _rewrite(text, origin, _DIGIT_GROUPS, lambda m: [])
+    text, origin = _rewrite(text, origin, _SPACE_GROUPS, lambda m: [
+        (m.group(1), m.start(1)), *((m.group(2)[i + 1:i + 4], m.start(2) + i + 1) for i in range(0, len(m.group(2)), 4))])
     text, origin = _rewrite(text, origin, _DECIMAL_COMMA, lambda m: [
         (m.group(0)[:m.start(1) - m.start()], m.start()), (".", m.start(1)),
         (m.group(0)[m.end(1) - m.start():], m.end(1))])

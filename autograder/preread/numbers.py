@@ -51,7 +51,7 @@ _TIME = {"ns": 1e-6, "nanoseconds": 1e-6, "µs": 1e-3, "μs": 1e-3, "us": 1e-3, 
 _TIME_WORDS = "|".join(sorted((u for u in _TIME if len(u) > 4), key=len, reverse=True))
 
 # a number as students write it: 3.9, 1,048,576, 4.2e9, 10^9, 2^28, 2**28, ~90 (the ~ is not part of it)
-_N = (r"(?<![\w.^*])(\d+(?:\.\d+)?\s?[×x*·]\s?10\s?(?:\^|\*\*)\s?[-+]?\d+|\d+(?:,\d{3})+(?:\.\d+)?"
+_N = (r"(?<![\w.^*])(\d+(?:\.\d+)?\s?[×x*·]\s?(?:10|2)\s?(?:\^|\*\*)\s?[-+]?\d+|\d+(?:,\d{3})+(?:\.\d+)?"
       r"|\d+(?:\.\d+)?(?:\s?[eE][-+]?\d+)?|(?:2|10)\s?(?:\^|\*\*)\s?\d+)")
 _WORD_N = r"(one|two|three|four|five|six|seven|eight|nine|ten|a single|single)"
 _RANGE = r"(?:\s*(?:-|–|—|to)\s*" + _N + r")?(?:\s*(?P<mult>thousand|million|billion|trillion))?"
@@ -101,9 +101,9 @@ def to_float(s: str) -> float | None:
     m = re.fullmatch(r"(2|10)(?:\^|\*\*)(\d+)", s)
     if m:
         return float(int(m.group(1)) ** int(m.group(2)))
-    m = re.fullmatch(r"(\d+(?:\.\d+)?)[×x*·]10(?:\^|\*\*)([-+]?\d+)", s)
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)[×x*·](10|2)(?:\^|\*\*)([-+]?\d+)", s)
     if m:
-        return float(m.group(1)) * 10.0 ** int(m.group(2))
+        return float(m.group(1)) * float(m.group(2)) ** int(m.group(3))
     try:
         return float(s)
     except ValueError:
