@@ -152,33 +152,33 @@ def _scales(kind: str, unit: str) -> list[Reading]:
 _UNITS: list[tuple[str, re.Pattern[str]]] = [
     ("flop_rate", named('unit.flop_rate', 'a FLOP rate: TFLOP/s, GFLOPS, PFLOP / s',
         ('788 TFLOP/s', '750 tflops', '1.2 PFLOP / s', '784.8 Tflop/sec', '350 TFLOPs/s'),
-        ('137 GFLOP',))(_N + _RANGE + r"\s*(?P<u>[pgt]flops?\s?/\s?s(?:ec)?|[pgt]flops)" + _END, re.I)),
+        ('137 GFLOP',))(_N + _RANGE + r"[^\S\n]*(?P<u>[pgt]flops?\s?/\s?s(?:ec)?|[pgt]flops)" + _END, re.I)),
     ("intensity", named('unit.intensity', 'arithmetic intensity: FLOP/byte, FLOP/B, FLOPs per byte',
         ('1365 FLOP/byte', '0.17 FLOP/B', '341 flops per byte', '341 FLOP/octet', '1365 FLOP pro Byte',
          '341 FLOP por byte'),
-        ('137 GFLOP',))(_N + _RANGE + r"\s*(?P<u>flops?\s*/\s*(?:byte|b|octet)|flops?\s+(?:per|pro|por|par)\s+(?:byte|octet))"
+        ('137 GFLOP',))(_N + _RANGE + r"[^\S\n]*(?P<u>flops?\s*/\s*(?:byte|b|octet)|flops?\s+(?:per|pro|por|par)\s+(?:byte|octet))"
         + _END, re.I)),
     ("flop_rate", named('unit.flop_count',
         "a count of FLOPs (GFLOP, MFLOP; 'GFLOPS' is read both as a count and a rate)",
         ('137 GFLOP', '16.8 MFLOP', '84 MFLOPs'),
-        ('137 G',))(_N + _RANGE + r"\s*(?P<u>[kmgtp]?flops?)" + _END, re.I)),
+        ('137 G',))(_N + _RANGE + r"[^\S\n]*(?P<u>[kmgtp]?flops?)" + _END, re.I)),
     # "Go/s", "Mo" are French for GB/s and MB
     ("bandwidth", named('unit.bandwidth', 'a bandwidth: GB/s, TB/s, GiB/s, Gbps, Go/s',
         ('3777 GB/s', '4.2 TB/s', '3777 Go/s', '4 TB per second', '4180 GB/sec', '2039 GByte/s', '3.6 TB / s'),
-        ('3777 GB',))(_N + _RANGE + r"\s*(?P<u>[gmt]i?(?:[bo]|bytes?)\s?/\s?s(?:ec)?|gbps|[gt]b per second)" + _END,
+        ('3777 GB',))(_N + _RANGE + r"[^\S\n]*(?P<u>[gmt]i?(?:[bo]|bytes?)\s?/\s?s(?:ec)?|gbps|[gt]b per second)" + _END,
                       re.I)),
     ("bytes", named('unit.bytes', 'a size in bytes: B, KB, MiB, GB, bytes, megabytes, octets, Mo',
         ('268 MB', '256 MiB', '268,435,456 bytes', '64 Mo', '2 B', '268.4 MByte', '67.1 MBytes'),
         ('268 Mb/s', '4 TB/s'))(
-        _N + _RANGE + r"\s*(?P<u>[kmgt]i?bytes?|[kmgt]ib|[kmgt]b|bytes?|b|kilobytes?|megabytes?|gigabytes?|octets?|(?-i:[KMGT]i?o))"
+        _N + _RANGE + r"[^\S\n]*(?P<u>[kmgt]i?bytes?|[kmgt]ib|[kmgt]b|bytes?|b|kilobytes?|megabytes?|gigabytes?|octets?|(?-i:[KMGT]i?o))"
         + _END, re.I)),
     ("time", named('unit.time', 'a time: ns, µs, us, ms, s and their words in five languages',
         ('71.1 µs', '18 us', '1.06 ms', '71 Mikrosekunden', '2 segundos'),
         ('71 USD',))(
-        _N + _RANGE + r"\s*(?P<u>(?-i:ns|us|ms|s)|µs|μs|usec|msec|sec|" + _TIME_WORDS + r")" + _END, re.I)),
+        _N + _RANGE + r"[^\S\n]*(?P<u>(?-i:ns|us|ms|s)|µs|μs|usec|msec|sec|" + _TIME_WORDS + r")" + _END, re.I)),
     ("fraction", named('unit.fraction', 'a percentage: %, percent, per cent',
         ('90 %', '45 percent', '90%', '44.9 pct', '45 Prozent', '45 por ciento', '45 pour cent'),
-        ('90 per',))(_N + _RANGE + r"\s*(?P<u>%|percent|per\s?cent|pct\b|prozent|por\s?ciento|pour\s?cent|por\s?cento)",
+        ('90 per',))(_N + _RANGE + r"[^\S\n]*(?P<u>%|percent|per\s?cent|pct\b|prozent|por\s?ciento|pour\s?cent|por\s?cento)",
                      re.I)),
     # "4x", "3.9×", "4 times", "4-fold"; not "4096 x 4096" nor "3 × n²"
     ("ratio", named('unit.ratio',
@@ -186,7 +186,7 @@ _UNITS: list[tuple[str, re.Pattern[str]]] = [
         "n²'",
         ('4x', '3.9×', '4 times', '4-fold', '3.9-mal', '3.2 veces', '4 fois'),
         ('4096 x 4096', '3 × n'))(
-        _N + _RANGE + r"\s*(?P<u>x|×|times|-fold|fold|-?mal|-?fach|veces|fois|vezes)(?![\w])(?!\s*[\d#])"
+        _N + _RANGE + r"[^\S\n]*(?P<u>x|×|times|-fold|fold|-?mal|-?fach|veces|fois|vezes)(?![\w])(?!\s*[\d#])"
         r"(?!\s*[A-Za-z](?![A-Za-z]))", re.I)),
 ]
 # "seven times faster", "four times the traffic", "twice as fast" (not "read four times": a count)
@@ -295,6 +295,119 @@ _LISTED = named('number.listed_ratio', "after a ratio, more ratios listed by cas
     r"(?:#[#\s]*|[(,]|\b(?:it's|it is|is|was|got|get|gets|reached|reaches|measured|gives?|gave))\s*[:,]?\s*"
     + _APPROX + _N + _NOT_A_VALUE, re.I
 )
+
+
+# "bytes: mm 100663296, add 100663296", "GPU times: eager 27.1, compiled 11.0 (µs)", "kernels 5 / 1": a quantity
+# named once, then bare numbers of it (each variant's), its unit after them or nowhere (a count: bytes, FLOPs)
+_LABEL = rule(
+    "number.labelled",
+    "a quantity named before a list of bare numbers of it: 'bytes: mm 100663296', 'GPU times: eager 27.1, ... "
+    "(µs)', 'kernels 5 / 1', 'FLOPs: 2n^3 = 1.37e11', 'ridge: 191'",
+    r"(?<![\w/])(?:(bytes?|traffic|octets|tr[áa]f(?:ic|ego|ico)|Verkehr|Datenverkehr)|(flops?)|"
+    r"(intensit(?:y|ies|ät|é|ad|ade)|AI|ridge(?:[ -]point)?)|(kernels?|launch(?:es)?|noyaux|lançamentos|lanzamientos)|"
+    r"((?:gpu|wall|kernel)[ _-]?(?:times?|per[ _-]call|clock)|times?(?=\s*(?:\([^()]{0,8}\))?\s*:))|"
+    r"(bandwidths?|achieved|throughput|Bandbreite|ancho de banda|bande passante|largura de banda)|"
+    r"(fractions?|shares?|efficiency|utili[sz]ation))(?![\w/])",
+    ("bytes: mm 100663296", "GPU times: eager 27.1", "kernels 5 / 1", "FLOPs: 1.37e11", "ridge: 191",
+     "times (µs): 71.1"),
+    ("the time is", "bytes/s"),
+)
+_LABEL_KINDS = ("bytes", "flops", "intensity", "launches", "time", "bandwidth", "fraction")
+#: where a labelled list ends: a clause break, an arrow, a sentence's end, a line's end
+_LIST_END = rule(
+    "number.list_end",
+    "where a list of labelled numbers ends: ';', an arrow, the end of a sentence or line",
+    r";|\n|→|->|=>|\.(?=\s|$)|\b(?:so|because|which|but|while)\b",
+    ("; ", " → ratio", ". Then", " so "),
+    (", ", "torch.softmax"),
+)
+_BARE_IN_LIST = rule(
+    "number.bare_in_list",
+    "a bare number in a labelled list, with an optional SI prefix ('100.7 M', '137.4 G'): not a formula's "
+    "coefficient ('2n^3'), not a count of something else ('64 tiles')",
+    r"(?<![\w.^*#/,])(\d+(?:\.\d+)?\s?[×x*·]\s?10\s?\^\s?[-+]?\d+|\d+(?:,\d{3})+|\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
+    r"(?:\s?(?P<si>(?-i:[kKMGT]))(?![\w/]))?" + _NOT_A_VALUE
+    + r"(?!\s*(?!(?:vs|versus|and|or|to|for|against|compared|in|on|at|with|from|µs|us|ms)\b)[A-Za-zÀ-ÿ])",
+    ("mm 100663296", "eager 27.1,", "1.37e11 for", "100.7 M", "137.4 G"),
+    ("2n^3", "64 tiles", "2^24", "8 trips"),
+)
+_OPERAND = rule(
+    "number.operand",
+    "right after a bare number: an operator and more, then '=' or '≈' and a result ('785 / 4.11 ≈ 191', "
+    "'2·#### = 2.15'): the number is an operand of a formula, not a value",
+    r"[^\S\n]*(?:[·*×+][^\S\n]*[\w#(]|[/÷\-][^=≈;\n]{0,40}?[=≈])",
+    (" / 4.11 ≈ 191", "·#### = 2.15", " * 2 = 8", " + 2 + 1"),
+    (" / compiled 67108864 →", ", add 16777216"),
+)
+_SI = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+_PAREN_UNIT = re.compile(r"\(\s*(?:in\s+)?([^()\d]{1,8}?)\s*\)")
+
+
+def _labelled(text: str, found: list[Stated], taken: _Taken, add: Callable[[Stated], None]) -> None:
+    """Bare numbers listed after a quantity's name take its kind, and the unit its list names (after a number
+    of the list, or in parentheses), or for a count (bytes, FLOPs, launches, intensity) none."""
+    labels = list(_LABEL.finditer(text))
+    starts = sorted(f.start for f in found)
+    by_start = {f.start: f for f in found}
+    for i, lab in enumerate(labels):
+        kind = _LABEL_KINDS[lab.lastindex - 1] if lab.lastindex else None
+        if kind is None:
+            continue
+        end = min(lab.end() + 120, len(text), labels[i + 1].start() if i + 1 < len(labels) else len(text))
+        stop = _LIST_END.search(text, lab.end(), end)
+        end = stop.start() if stop else end
+        unit_scale: tuple[str, tuple[Reading, ...]] | None = None
+        unit_at: int | None = None
+        j = bisect.bisect_left(starts, lab.end())
+        while j < len(starts) and starts[j] < end:
+            f = by_start[starts[j]]
+            if f.kind == kind or (kind == "flops" and f.kind == "flop_rate" and f.unit.endswith(("flop", "flops"))):
+                if f.number and not f.unitless:
+                    unit_scale = (f.unit, tuple(Reading(r.kind, r.value / f.number) for r in f.readings))
+                    unit_at = f.start
+                    break
+            j += 1
+        if unit_scale is None:
+            paren = _PAREN_UNIT.search(text, lab.end(), min(len(text), end + 12))
+            if paren:
+                got = extract(f"1 {paren.group(1).strip()}") if paren.group(1).strip() else []
+                if len(got) == 1 and got[0].kind in (kind, "flop_rate"):
+                    unit_scale = (got[0].unit, got[0].readings)
+        if unit_scale is None and kind in ("time", "bandwidth"):
+            continue  # a bare time or bandwidth without a unit: no value to check
+        for m in _BARE_IN_LIST.finditer(text, lab.end(), end):
+            a, b = m.start(1), m.end(1)
+            if taken.overlaps(a, m.end()) or _OPERAND.match(text, m.end(1), end) or re.search(
+                    r"[×*·+(^]\s?$", text[max(0, a - 3):a]) or (
+                    re.search(r"[/÷\-]\s?$", text[max(0, a - 3):a]) and re.match(r"\s*[=≈]", text[b:b + 3])):
+                continue
+            if unit_scale is not None and unit_at is not None and a > unit_at:
+                continue  # after the list's own figure with a unit: the carried-unit rule's (" vs 1.8")
+            n = to_float(m.group(1))
+            if n is None:
+                continue
+            if m.group("si"):
+                n *= _SI[m.group("si")]
+                b = m.end("si")
+            if unit_scale is not None and not m.group("si"):
+                unit, readings = unit_scale[0], tuple(Reading(r.kind, n * r.value) for r in unit_scale[1])
+            elif kind == "launches":
+                if n != int(n) or n > 64:
+                    continue
+                unit, readings = "", (Reading("launches", n),)
+            elif kind in ("bytes", "flops"):
+                if n < 1e4:
+                    continue  # "bytes: 268" names no unit: a TA cannot check it either
+                unit, readings = "", (Reading(kind, n),)
+            elif kind == "intensity":
+                unit, readings = "flop/b", (Reading(kind, n),)
+            elif kind == "fraction":
+                if n > 1.5:
+                    continue
+                unit, readings = "", (Reading(kind, n),)
+            else:
+                continue
+            add(Stated(text[a:b], a, b, unit, n, readings, unitless=True))
 
 
 _BOUND = named('number.bound',
@@ -412,6 +525,8 @@ def extract(text: str) -> list[Stated]:
             unit = m.group("u").lower() if "u" in pat.groupindex else ""
             add(Stated(text[a:m.end()] if unit else text[a:b], a, m.end() if unit else b, unit, n,
                        (Reading(kind, n),), unitless=True))
+    found.sort(key=lambda s: s.start)
+    _labelled(text, found, taken, add)
     found.sort(key=lambda s: s.start)
     for prev in list(found):
         carried = _CARRY.match(text, prev.end)
