@@ -413,13 +413,32 @@ _CASE_TAIL = named('case.tail',
 )
 
 
+_POWER_HEAD = named('table.power_head',
+    "a column header saying its cells are exponents of two ('2^k', 'log2 n', 'k', 'log₂(N)'): a row's '24' is 2^24",
+        ('2^k', 'log2 n', 'k', 'log₂(N)', '2^#'),
+        ('kernels', 'n'))(r"^\s*(?:2\s*\^\s*[\w#]+|log_?(?:2|₂)\s*\(?\s*\w*\)?|k)\s*$", re.I)
+
+
+def _row_case(cell: Cell, text: str, workload: Workload) -> dict[str, ParamValue]:
+    """The case a row names by an exponent under a '2^k' column ("| 24 | 97.5 | ..."), else none."""
+    if len(cell.heads) < 3:
+        return {}
+    row, corner = cell.heads[1], cell.heads[2]
+    exponent = re.fullmatch(r"\s*(\d{1,2})\s*", text[row[0]:row[1]])
+    if exponent is None or not _POWER_HEAD.match(text[corner[0]:corner[1]]):
+        return {}
+    got = [m.params for m in workload.mentions(f"at 2^{exponent.group(1)}") if m.params]
+    return dict(got[0]) if got else {}
+
+
 def _in_table(num: Stated, cell: Cell, text: str, case: Mapping[str, ParamValue], cases: _Cases,
-              names: _Names, known: Sequence[Mapping[str, ParamValue]]) -> Attributed:
+              names: _Names, known: Sequence[Mapping[str, ParamValue]],
+              row_case: Mapping[str, ParamValue] | None = None) -> Attributed:
     """A number in a table cell: the variant its column or row header names, the case its row, column or
     corner names (else the cell's own text, else the explanation's case)."""
     spans = [(cell.start, cell.end), *cell.heads]
     variant = next((m.variant for a, b in spans for m in names.between(a, b)), None)
-    params, named = dict(case), dict[str, ParamValue]()
+    params, named = {**case, **(row_case or {})}, dict(row_case or {})
     for a, b in reversed(spans):
         for i in cases.in_range(a, b):
             m = cases.cases[i]
@@ -513,7 +532,7 @@ def attribute(text: str, workload: Workload, case: Mapping[str, ParamValue],
         i = bisect.bisect_right(cell_starts, num.start) - 1
         cell = cells[i] if i >= 0 and cells[i].start <= num.start < cells[i].end else None
         if cell is not None:
-            out.append(_in_table(num, cell, text, case, cases, names, known))
+            out.append(_in_table(num, cell, text, case, cases, names, known, _row_case(cell, masked, workload)))
             continue
         sentence = _around(sentences, sentence_starts, num.start)
         clause = _around(clauses, clause_starts, num.start)
@@ -538,16 +557,28 @@ _HEAD_UNIT = named('table.head_unit', "the unit a column header names: 'time (µ
         ('time (µs)', 'traffic [MB]', 'gpu_us', 'GB/s'),
         ())(r"\(([^()]{1,12})\)|\[([^\[\]]{1,12})\]|(?:^|[\s_])([^\s_()\[\]]{1,10})\s*$")
 _HEAD_RATIO = named('table.head_ratio', "a column header of ratios: 'speedup', 'ratio', 'x'",
-        ('speedup', 'GPU ratio', 'x'),
-        ('time',))(r"\b(?:speed-?\s?ups?|ratios?|factor)\b|^\s*[x×]\s*$", re.I)
+        ('speedup', 'GPU ratio', 'x', 'wall ×', 'GPU x'),
+        ('time', 'x86'))(r"\b(?:speed-?\s?ups?|ratios?|factor|Faktor|facteur|rapport|Verhältnis|razón|razão|"
+                        r"aceleraci[óo]n|aceleração|accélération|Beschleunigung)\b|(?:^|\s)[x×]\s*$", re.I)
+#: a caption that gives the unit of a table's times: "(times in µs)", "all times in ms", "Zeiten in µs"
+_CAPTION_TIME = named('table.caption_time_unit',
+    "a caption that names the unit of a table's times: '(times in µs)', 'all times are in ms', 'Zeiten in µs'",
+        ('(times in µs.)', 'all times are in ms', 'Zeiten in µs', 'tiempos en µs', 'temps en µs'),
+        ('in time',))(r"\b(?:times?|timings?|Zeiten|tiempos|temps|tempos)\s+(?:are\s+|sind\s+|son\s+|sont\s+)?"
+                      r"(?:in|en|em)\s+(µs|μs|us|ms|ns|s)\b", re.I)
+#: a column header that names a timing method or a time, whose bare numbers are times (in the caption's unit)
+_HEAD_TIME = named('table.head_time', "a column header of times: 'eager wall', 'fused GPU', 'gpu_time', 'time'",
+        ('eager wall', 'fused GPU', 'gpu_time', 'time', 'Zeit'),
+        ('kernels', 'wall ×'))(r"\b(?:wall|gpu|time|times|zeit|tiempo|temps|tempo)\b(?!.*[x×]\s*$)", re.I)
 _BARE = named('table.bare_number', "a cell that is only a number (it takes its column's unit)",
-        ('71.1', ' ~18 ', '4.2e9'),
-        ('71.1 µs', 'eager'))(r"^\s*[~≈]?\s*(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*$")
+        ('71.1', ' ~18 ', '4.2e9', '100.7 M', '137.4 G'),
+        ('71.1 µs', 'eager', '4 MB'))(r"^\s*[~≈]?\s*(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(?:\s?((?-i:[kKMGT])))?\s*$")
+_SI = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 
 
-def _head_readings(head: str) -> tuple[str, tuple[Reading, ...]] | None:
+def _head_readings(head: str, caption: str | None = None) -> tuple[str, tuple[Reading, ...]] | None:
     """The unit a column header names ("time (µs)", "GB/s", "gpu_us", "kernels", "speedup"): (unit, readings
-    of one of it), or None."""
+    of one of it), or None. ``caption``: the time unit the answer gives its table's times ("(times in µs)")."""
     if _HEAD_RATIO.search(head):
         return "x", (Reading("ratio", 1.0),)
     for m in _HEAD_UNIT.finditer(head):
@@ -558,6 +589,10 @@ def _head_readings(head: str) -> tuple[str, tuple[Reading, ...]] | None:
     got = extract(f"1 {head.strip()}")
     if len(got) == 1 and got[0].kind == "launches":
         return got[0].unit, got[0].readings
+    if caption is not None and _HEAD_TIME.search(head):
+        got = extract(f"1 {caption}")
+        if len(got) == 1 and got[0].kind == "time":
+            return got[0].unit, got[0].readings
     return None
 
 
@@ -565,6 +600,8 @@ def _with_unitless_cells(found: list[Stated], text: str, cells: list[Cell]) -> l
     """``found`` and the bare numbers of table cells whose column header names their unit, in text order."""
     starts = [f.start for f in found]
     extra = []
+    said = _CAPTION_TIME.search(text) if cells else None
+    caption = said.group(1) if said else None
     units: dict[tuple[int, int], tuple[str, tuple[Reading, ...]] | None] = {}
     for c in cells:
         m = _BARE.match(text[c.start:c.end])
@@ -575,13 +612,18 @@ def _with_unitless_cells(found: list[Stated], text: str, cells: list[Cell]) -> l
         if (i < len(found) and found[i].start < b) or (i > 0 and found[i - 1].end > a):
             continue
         if c.column_head not in units:
-            units[c.column_head] = _head_readings(text[c.column_head[0]:c.column_head[1]])
+            units[c.column_head] = _head_readings(text[c.column_head[0]:c.column_head[1]], caption)
         got = units[c.column_head]
         if got is None:
             continue
         n = float(m.group(1))
         unit, readings = got
-        extra.append(Stated(m.group(1), a, b, unit, n, tuple(Reading(r.kind, n * r.value) for r in readings),
+        if m.group(2):  # "100.7 M" under "bytes": an SI prefix on a header's unit
+            if unit == "x" or any(r.kind in ("time", "launches", "ratio", "fraction") for r in readings):
+                continue
+            n, b = n * _SI[m.group(2)], c.start + m.end(2)
+            readings = tuple(Reading(r.kind, r.value) for r in readings if r.value == 1.0) or readings[:1]
+        extra.append(Stated(text[a:b], a, b, unit, n, tuple(Reading(r.kind, n * r.value) for r in readings),
                             unitless=True))
     return sorted([*found, *extra], key=lambda s: s.start) if extra else found
 
