@@ -290,11 +290,15 @@ def _variant(num: Stated, text: str, names: _Names, sentence: tuple[int, int],
     return None
 
 
-def _other(num: Stated, names: _Names, sentence: tuple[int, int], subject: str | None) -> str | None:
+def _other(num: Stated, names: _Names, sentence: tuple[int, int], subject: str | None,
+           segment: tuple[int, int] | None = None) -> str | None:
     """The variant the sentence compares the number's subject with: the nearest name after "than", "vs",
-    "compared to" in its sentence ("3.9x faster than eager", "compared with eager, fused is 3.9x faster")."""
+    "compared to" in its stretch of the sentence (since the last ';' or contrast: "eager 268 vs fused 67;
+    speedup 3.85" compares nothing at the 3.85) ("3.9x faster than eager", "compared with eager, fused is 3.9x
+    faster")."""
     best: tuple[int, str] | None = None
-    lo, hi = max(sentence[0], num.start - MAX_SENTENCE // 4), min(sentence[1], num.end + MAX_SENTENCE // 4)
+    a, b = segment or sentence
+    lo, hi = max(a, num.start - MAX_SENTENCE // 4), min(b, num.end + MAX_SENTENCE // 4)
     i0 = bisect.bisect_left(names.starts, lo)
     for i in range(i0, bisect.bisect_left(names.starts, hi)):
         m = names.names[i]
@@ -518,6 +522,7 @@ def attribute(text: str, workload: Workload, case: Mapping[str, ParamValue],
     clause_starts = [a for a, _ in clauses]
     openers = {m.end(): m.group(0) for m in breaks}
     segments = [m.end() for m in _SEGMENT_BREAK.finditer(masked)]
+    seg_starts = [m.start() for m in _SEGMENT_BREAK.finditer(masked)]
     cells = table_cells(masked, blks)
     cell_starts = [c.start for c in cells]
     out = []
@@ -540,12 +545,13 @@ def attribute(text: str, workload: Workload, case: Mapping[str, ParamValue],
         clause = (max(clause[0], sentence[0]), min(clause[1], sentence[1]))
         j = bisect.bisect_right(segments, num.start) - 1
         segment = segments[j] if j >= 0 and segments[j] > sentence[0] else sentence[0]
+        segment_end = min(sentence[1], seg_starts[j + 1] if j + 1 < len(seg_starts) else sentence[1])
         variant = _variant(num, masked, names, sentence, clause, opener, segment)
         params, named = cases.params(num, sentence, known)
         # the words a fact may need ("each", "peak", "L2"): the sentence up to the end of the number's clause
         out.append(Attributed(num, Context(
             variant, params, text[sentence[0]:sentence[1]], sentence[0], named, text[sentence[0]:clause[1]],
-            text[clause[0]:clause[1]], _other(num, names, sentence, variant),
+            text[clause[0]:clause[1]], _other(num, names, sentence, variant, (segment, segment_end)),
             text[num.end:min(sentence[1], num.end + LOOKBACK)], text[max(clause[0], num.start - LOOKBACK):num.start],
             variant_in_clause=any(m.variant == variant for m in names.between(clause[0], clause[1])),
         )))

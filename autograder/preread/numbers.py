@@ -288,6 +288,14 @@ _CARRY = named('number.carried_unit',
     r"(?:against|vs\.?|versus|compared (?:to|with)|to|and|or|→|->)\s+" + _APPROX + _N + _NOT_A_VALUE,
     re.I,
 )
+# a bare number right before a comparison word and a number with a unit takes that unit: "~97 vs ~115 µs",
+# "131.7 / 40.9 µs", "71 and 18 µs"
+_CARRY_BACK = named('number.carried_back',
+    "a bare number right before 'vs', '/', 'and', 'to' and a number with a unit takes that unit: '97 vs 115 µs'",
+        ('97 vs ~115 µs', '131.7 / 40.9 µs', '71 and 18 µs'),
+        ('2^24 vs 2^20',))(
+    r"(?<![\w.^*#/,])(\d+(?:\.\d+)?)(?![\w.^*/]|\s*[·*×])\s*(?:vs\.?|versus|/|and|or|to|against|–|-)\s*"
+    r"(?:~|≈|about\s+)?(?=\d+(?:\.\d+)?\s*[^\d\s.,;:)])", re.I)
 # after a ratio, a sentence that lists more of them by case: "at 2^12: 0.8; at 2^20: 1.5", "it's 2.9"
 _LISTED = named('number.listed_ratio', "after a ratio, more ratios listed by case: '# 0.8', ', 1.5', 'it's 2.9'",
         ("it's 2.9", ', 1.5', '# 0.8'),
@@ -304,13 +312,14 @@ _LABEL = rule(
     "a quantity named before a list of bare numbers of it: 'bytes: mm 100663296', 'GPU times: eager 27.1, ... "
     "(µs)', 'kernels 5 / 1', 'FLOPs: 2n^3 = 1.37e11', 'ridge: 191'",
     r"(?<![\w/])(?:(bytes?|traffic|octets|tr[áa]f(?:ic|ego|ico)|Verkehr|Datenverkehr)|(flops?)|"
-    r"(intensit(?:y|ies|ät|é|ad|ade)|AI|ridge(?:[ -]point)?)|(kernels?|launch(?:es)?|noyaux|lançamentos|lanzamientos)|"
+    r"(intensit(?:y|ies|ät|é|ad|ade)|AI|ridge(?:[ -]point)?)|"
+    r"((?:kernels?|launch(?:es)?|noyaux|lançamentos|lanzamientos)(?!\s+(?:of|with|that|which|for|take|run)\b))|"
     r"((?:gpu|wall|kernel)[ _-]?(?:times?|per[ _-]call|clock)|times?(?=\s*(?:\([^()]{0,8}\))?\s*:))|"
     r"(bandwidths?|achieved|throughput|Bandbreite|ancho de banda|bande passante|largura de banda)|"
     r"(fractions?|shares?|efficiency|utili[sz]ation))(?![\w/])",
     ("bytes: mm 100663296", "GPU times: eager 27.1", "kernels 5 / 1", "FLOPs: 1.37e11", "ridge: 191",
      "times (µs): 71.1"),
-    ("the time is", "bytes/s"),
+    ("the time is", "bytes/s", "kernels of 71"),
 )
 _LABEL_KINDS = ("bytes", "flops", "intensity", "launches", "time", "bandwidth", "fraction")
 #: where a labelled list ends: a clause break, an arrow, a sentence's end, a line's end
@@ -537,6 +546,14 @@ def extract(text: str) -> list[Stated]:
             continue
         readings = tuple(Reading(r.kind, n * r.value / prev.number) for r in prev.readings)
         add(Stated(carried.group(1), carried.start(1), carried.end(1), prev.unit, n, readings, unitless=True))
+    by_start = {f.start: f for f in found}
+    for m in _CARRY_BACK.finditer(text):
+        after = by_start.get(m.end())
+        n = to_float(m.group(1))
+        if after is None or after.unitless or not after.number or n is None or taken.overlaps(m.start(1), m.end(1)):
+            continue
+        readings = tuple(Reading(r.kind, n * r.value / after.number) for r in after.readings)
+        add(Stated(m.group(1), m.start(1), m.end(1), after.unit, n, readings, unitless=True))
     _listed_ratios(text, found, taken, add)
     # "below 1x", "more than 4,000 GB/s": a bound, not a value to check
     return sorted((s for s in found if not _BOUND.search(text[max(0, s.start - 40):s.start])), key=lambda s: s.start)
