@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from ..mentions import dtype_mentions
 from ..records import ExplanationGrade, FoundNumber, ParamValue, ReferenceRun, render_params
 from ..spec import ExplanationSpec, LessonSpec
 from ..workload import Fact
@@ -192,6 +193,14 @@ class _Cues:
         return _Cues(method, topic, faster, ix.has(EACH, own, hi), ix.has(UNCHECKED, lo, hi), worded)
 
 
+_THAN_DTYPE = named('direction.than_dtype',
+    "after a ratio, the dtype it is compared with: '6.9x faster than fp32', '2x slower than bf16's'",
+        (' faster than fp32', ' slower than bf16', ' plus rapide que le FP32'),
+        (' faster', ' faster than eager'))(
+    r"^[^.;]{0,30}?\b(?:than|over|vs\.?|als|que|de)\s+(?:the\s+|le\s+|la\s+|el\s+|o\s+|a\s+)?(?:plain\s+)?"
+    r"(?:bf16|bfloat16|tf32|fp16|float16|fp32|float32|fp64|float64|single|half|double)", re.I)
+
+
 def _family(method: str | None) -> str | None:
     """The timing method's family as sentences name it (the framework's method names)."""
     if method is None:
@@ -215,6 +224,16 @@ def _why_not(c: Candidate, ctx: Context, cues: _Cues) -> str | None:
         subject_side, other_side = (fast, slow) if cues.faster else (slow, fast)
         if (ctx.variant is not None and ctx.variant_in_clause and ctx.variant != subject_side) or (
                 cues.worded and ctx.other is not None and ctx.other != other_side):
+            return "the comparison the other way round"
+    if f.kind == "ratio" and c.dtypes is None and f.ratio_of is not None and _THAN_DTYPE.match(ctx.after):
+        return "a ratio of two variants, not of two dtypes"
+    if c.dtypes is not None and cues.faster is not None:
+        slow, fast = c.dtypes  # a ratio of two dtypes' times: the numerator's is the slower when above 1
+        if f.value < 1:
+            slow, fast = fast, slow
+        than = _THAN_DTYPE.match(ctx.after)
+        other = dtype_mentions(than.group(0))[-1].params if than else None
+        if other and other.get("dtype") in c.dtypes and other.get("dtype") != (slow if cues.faster else fast):
             return "the comparison the other way round"
     if f.per_kernel and not cues.per_kernel:
         return "one kernel's figure, not the whole call's"
