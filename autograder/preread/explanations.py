@@ -251,6 +251,22 @@ def _unanchored(c: Candidate, ctx: Context, cues: _Cues, asked: frozenset[frozen
     return cues.topic != "time" and cues.method is None and not (named & set(c.compares or ()))
 
 
+#: a figure this close to another fact of the case ...
+EXACT = 0.01
+#: ... while this far from the fact it is credited for, is that other fact's (closeness alone never credits)
+LOOSE = 0.05
+
+
+def _exactly_other(s: Stated, hit: Candidate, others: Iterable[Candidate]) -> Candidate | None:
+    """A fact of the case that the number equals to within rounding (:data:`EXACT`) while it is only loosely
+    (more than :data:`LOOSE`) the fact its sentence's words point at: the student quoted that other figure.
+    Not for ratios (a sweep's ratios are so dense that one is always near) nor counts."""
+    if _error(s, hit.fact) <= LOOSE or s.low is not None or hit.fact.kind in ("ratio", "launches"):
+        return None
+    near = [c for c in others if not c.fact.given and not c.fact.per_kernel and _error(s, c.fact) <= EXACT]
+    return min(near, key=lambda c: _error(s, c.fact)) if near else None
+
+
 def _best(s: Stated, cands: Iterable[Candidate], rel: float) -> Candidate | None:
     ok = [c for c in cands if _close(s, c.fact, rel)]
     # a derived fact before a restated input of the same value; then the closest
@@ -303,6 +319,10 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
                        span=(s.start, s.end))
     hit = _best(s, fits, rel)
     if hit is not None:
+        exact = _exactly_other(s, hit, [c for c in here if id(c) not in {id(f) for f in fits}])
+        if exact is not None:  # "took 200 µs" in GPU time: 15 % off its GPU time, its wall time exactly
+            return base.model_copy(update={"verdict": "misattributed", "actually": f"{exact.fact.label} (exactly; "
+                                           f"{hit.fact.label} is {_error(s, hit.fact):.0%} off)"})
         verdict = "given" if hit.fact.given else "match"
         return base.model_copy(update={"matches": hit.fact.label, "verdict": verdict, "of": hit.fact.variant})
     # another method's, statistic's or direction's figure of what the sentence names: a misattribution
