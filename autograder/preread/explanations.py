@@ -193,6 +193,17 @@ class _Cues:
         return _Cues(method, topic, faster, ix.has(EACH, own, hi), ix.has(UNCHECKED, lo, hi), worded)
 
 
+_PER_KERNEL_AFTER = named('subject.per_kernel_after',
+    "right after a size: 'per kernel', 'por kernel', 'pro Kernel', 'par noyau', 'each': it is one kernel's",
+        (' per kernel', ' por kernel', ' pro Kernel', ' par noyau', ' each'),
+        (' because every op', ' in total'))(
+    r"^\s*(?:(?:per|por|pro|par|pour)\s+(?:kernel|launch|noyau|núcleo|lanzamiento|lancement|Kernel|op)\b|each\b)", re.I)
+_PER_KERNEL_BEFORE = named('subject.per_kernel_before',
+    "right before a size: 'each kernel moves', 'cada kernel mueve', 'jeder Kernel bewegt': it is one kernel's",
+        ('each kernel moves ', 'cada kernel mueve ', 'jeder Kernel bewegt '),
+        ('every op reads and writes the tensor, so it moves ',))(
+    r"\b(?:each|every|cada|chaque|jede[rsn]?)\s+(?:\w+\s+)?(?:kernel|launch|noyau|núcleo|Kernel)\s+\w+\s+(?:about\s+|~\s*)?$",
+    re.I)
 _THAN_DTYPE = named('direction.than_dtype',
     "after a ratio, the dtype it is compared with: '6.9x faster than fp32', '2x slower than bf16's'",
         (' faster than fp32', ' slower than bf16', ' plus rapide que le FP32'),
@@ -208,7 +219,7 @@ def _family(method: str | None) -> str | None:
     return "wall" if "wall" in method else "gpu" if "gpu" in method else method
 
 
-def _why_not(c: Candidate, ctx: Context, cues: _Cues) -> str | None:
+def _why_not(c: Candidate, ctx: Context, cues: _Cues, several: frozenset[str] = frozenset()) -> str | None:
     """Why a fact of this case is not what the sentence says the number is (None: it is): another timing
     method, a ratio of the other statistic, the comparison the other way round, one kernel's not the total."""
     f = c.fact
@@ -237,6 +248,9 @@ def _why_not(c: Candidate, ctx: Context, cues: _Cues) -> str | None:
             return "the comparison the other way round"
     if f.per_kernel and not cues.per_kernel:
         return "one kernel's figure, not the whole call's"
+    if (f.kind == "bytes" and f.topic == "traffic" and not f.per_kernel and f.variant in several
+            and (_PER_KERNEL_AFTER.match(ctx.after) or _PER_KERNEL_BEFORE.search(ctx.before))):
+        return "the whole call's figure, not one kernel's"  # "moves 4.2 MB per kernel" of five kernels
     return None
 
 
@@ -313,7 +327,10 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
         or (c.fact.variant in (None, ctx.variant) and (c.compares is None or ctx.variant in c.compares))
     ]
     asked = book.compared_pairs()
-    fits = [c for c in of_variant if _why_not(c, ctx, cues) is None and not _unanchored(c, ctx, cues, asked)]
+    several = frozenset(c.fact.variant for c in book.of_kind(ctx.params, "launches")
+                        if c.fact.variant is not None and c.fact.value > 1)
+    fits = [c for c in of_variant
+            if _why_not(c, ctx, cues, several) is None and not _unanchored(c, ctx, cues, asked)]
     shown = text[s.start:s.end]
     base = FoundNumber(text=shown, value=s.value, unit=s.unit, kind=s.kind, about=_about(ctx, True),
                        span=(s.start, s.end))
@@ -330,7 +347,7 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
     wrong_kind = [c for c in of_variant if id(c) not in fitting and not _unanchored(c, ctx, cues, asked)]
     other = _best(s, [c for c in wrong_kind if not c.fact.given and not c.fact.per_kernel], rel)
     if other is not None:
-        why = _why_not(other, ctx, cues) or ""
+        why = _why_not(other, ctx, cues, several) or ""
         return base.model_copy(update={"verdict": "misattributed", "actually": f"{other.fact.label} ({why})"})
     # another variant's figure in a sentence that names this one, or another case's (one parameter away) in
     # a sentence that names a case: a misattribution. A figure nobody's in particular is just wrong; ratios are

@@ -138,9 +138,10 @@ KERNEL_TIME = rule(
 EACH = rule(
     "subject.per_kernel",
     "the number's own clause speaks of one kernel of several ('each eager kernel moves 67 MB')",
-    r"\b(?:each|every|per (?:kernel|launch|pass|op(?:eration)?)|one of|jede[rsn]?|cada|chaque)\b",
+    r"\b(?:each|every|per (?:kernel|launch|pass|op(?:eration)?)|one of|jede[rsn]?|cada|chaque|"
+    r"(?:por|pro|par|pour) (?:kernel|noyau|núcleo|lanzamiento|lancement|Kernel|Start))\b",
     ("each eager kernel moves 67 MB", "per kernel it is 67 MB", "one of the four kernels", "jeder Kernel",
-     "cada kernel", "chaque noyau"),
+     "cada kernel", "chaque noyau", "mueve 4,2 MB por kernel", "pro Kernel"),
     ("so eager moves 64 MB", "eager moves 268 MB in total"),
 )
 
