@@ -21,7 +21,7 @@ from ..records import ExplanationGrade, FoundNumber, ParamValue, ReferenceRun, r
 from ..spec import ExplanationSpec, LessonSpec
 from ..workload import Fact
 from .attribution import LOOKBACK, Attributed, Context, attribute, frame
-from .conclusions import conclusions
+from .conclusions import conclusions, misconceptions
 from .factbook import Candidate, FactBook, fact_book
 from .normalise import normalise
 from .numbers import Stated
@@ -454,6 +454,7 @@ def grade_explanation(
     found = [_back(judge(a, book, text, rel_tol, ix), original, origin)
              for a in attribute(text, spec.workload, case, book.known_cases(), framed)]
     drawn = conclusions(text, framed.masked, framed.sentences, framed.names, spec.workload, case, ref)
+    drawn += misconceptions(framed.masked, framed.sentences, framed.names, ref, case)
     wrong = [c for c in drawn if not c.right]
     text = original
     missing = missing_parts(text, found, ex)
