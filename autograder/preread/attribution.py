@@ -67,7 +67,12 @@ _NEW_ITEM = named('sentence.new_item',
 _PAIR = named('subject.pair',
     "right after a number, 'vs 25', '/ 18.4': the number is one side of a comparison, no one variant's",
         (' vs 25', ' / 18.4', ' compared to about 3'),
-        (' kernels',))(r"\s*(?:vs\.?|versus|against|compared (?:to|with)|/)\s*(?:~|≈|about\s+)?\d", re.I)
+        (' kernels',))(r"\s*(?:vs\.?|versus|against|compared (?:to|with)|instead of|statt|anstatt|frente a|contre|"
+                       r"contra|en lugar de|au lieu de|em vez de|/)\s*(?:~|≈|about\s+)?\d", re.I)
+_LABEL_AHEAD = named('subject.label_ahead',
+    "a variant followed by ':' or '=' labels the number after it, not the one before ('137 GFLOP (add: 16.8')",
+        (': 16.8', ' = 25 µs'),
+        (' kernel',))(r"\s*[:=]\s*[~≈]?\s*\d")
 _COPULA = named('subject.copula', "'X is a single fused kernel': the word inside the number describes the subject X",
         ("because it's ", 'is just ', 'was '),
         ('moves ',))(r"\b(?:is|it's|it’s|it is|being|was)\s+(?:just\s+|only\s+|still\s+)?$", re.I)
@@ -83,7 +88,8 @@ _THAN = named('subject.than',
         ('faster than ', 'speedup over ', 'compared to the ', 'schneller als '),
         ('the ',))(
     r"\b(?:than|as|like|unlike|vs\.?|versus|against|compared (?:to|with)|over|relative to|als|que|sobre|"
-    r"par rapport (?:à|au)|gegenüber|frente a)\s+(?:the\s+|that of\s+|for\s+)?$", re.I
+    r"par rapport (?:à|au)|gegenüber|frente a|instead of|statt|anstatt|contre|contra|en lugar de|au lieu de|"
+    r"em vez de)\s+(?:the\s+|that of\s+|for\s+)?$", re.I
 )
 #: between a number and the variant it is said of: "41 µs for the library kernel", "0.31 FLOP/B unfused",
 #: "7 µs for the three eager kernels"
@@ -97,7 +103,7 @@ _RIGHT_AFTER = named('subject.right_after',
 #: a variant that labels the number: "eager: 11 µs", "eager's 27 µs", "compiled = 9 µs"
 _LABELS = named('subject.label', "a variant that labels the number: 'eager: 11 µs', 'eager's 27 µs', 'compiled = 9 µs'",
         (': ', "'s ", ' = about '),
-        (' moves ',))(r"^(?:\s*[:=–(]|['’]s)\s*(?:~|≈|about\s+|only\s+|just\s+)?$", re.I)
+        (' moves ', ' with '))(r"^(?:\s*[:=–(]|['’]s)\s*(?:~|≈|about\s+|only\s+|just\s+)?$", re.I)
 #: words that bring a sentence back to the cell's own case
 _HERE = named('case.here',
     "words that bring a sentence back to the cell's own case ('here', 'in this case'; 'at this size' "
@@ -260,6 +266,7 @@ def _variant(num: Stated, text: str, names: _Names, sentence: tuple[int, int],
     right_after = [
         m for m in names.between(num.end, min(sentence[1], num.end + LOOKBACK))
         if not _NEW_ITEM.search(text[num.end:m.end + 3]) and _RIGHT_AFTER.match(text[num.end:m.start])
+        and not _LABEL_AHEAD.match(text, m.end)  # "137 GFLOP (add: 16.8 MFLOP)": the add labels the next number
     ]
     if right_after:
         return right_after[0].variant
