@@ -45,10 +45,10 @@ _LATEX_BRACES = rule(
 )
 _DECIMAL_COMMA = rule(
     "format.decimal_comma",
-    "a decimal comma: one or two digits after the comma ('3,9x', '71,1 µs'), never three ('1,365' is a thousand "
-    "and more) nor in a list of numbers ('1,2,3')",
-    r"(?<![\d,.])\d+(,)\d{1,2}(?![\d])(?![,.]\d)",
-    ("3,9x", "71,1 µs", "0,84", "4,18 TB/s"),
+    "a decimal comma: one or two digits after the comma ('3,9x', '71,1 µs'), or any after a lone 0 ('0,088 ms'), "
+    "never three otherwise ('1,365' is a thousand and more) nor in a list of numbers ('1,2,3')",
+    r"(?<![\d,.])(?:\d+(,)\d{1,2}|0(,)\d{3,})(?![\d])(?![,.]\d)",
+    ("3,9x", "71,1 µs", "0,84", "4,18 TB/s", "0,088 ms"),
     ("1,365 FLOP/B", "1,048,576", "1,2,3"),
 )
 _DIGIT_GROUPS = rule(
@@ -138,6 +138,10 @@ _COMMANDS = {
 }
 
 
+def _comma(m: re.Match[str]) -> int:
+    return m.start(1) if m.group(1) is not None else m.start(2)
+
+
 def _command(cmd: str) -> str:
     name = re.match(r"\\([A-Za-z]+|.)", cmd)
     return _COMMANDS[name.group(1)] if name else ""
@@ -181,6 +185,6 @@ def normalise(text: str) -> tuple[str, list[int]]:
     text, origin = _rewrite(text, origin, _SPACE_GROUPS, lambda m: [
         (m.group(1), m.start(1)), *((m.group(2)[i + 1:i + 4], m.start(2) + i + 1) for i in range(0, len(m.group(2)), 4))])
     text, origin = _rewrite(text, origin, _DECIMAL_COMMA, lambda m: [
-        (m.group(0)[:m.start(1) - m.start()], m.start()), (".", m.start(1)),
-        (m.group(0)[m.end(1) - m.start():], m.end(1))])
+        (m.group(0)[:_comma(m) - m.start()], m.start()), (".", _comma(m)),
+        (m.group(0)[_comma(m) + 1 - m.start():], _comma(m) + 1)])
     return text, origin

@@ -282,10 +282,11 @@ _OF_PEAK = named('number.of_peak', "a bare fraction of a ceiling: '0.45 of the p
 _CARRY = named('number.carried_unit',
     "right after a number with a unit, a bare number compared with it takes its unit: ' vs 1.8', ' "
     "against 0.17'",
-        (' vs 1.8', ' against 0.17', ' (gpu) vs 0.8'),
+        (' vs 1.8', ' against 0.17', ' (gpu) vs 0.8', ' at #### vs ~51', ' and fp32\'s 50', ' contra 1'),
         (' and then',))(
-    r"\s*(?:\([^()]{0,20}\)\s*)?(?:[a-zA-Z-]+,?\s+){0,3}?,?\s*(?:\)\s*)?"
-    r"(?:against|vs\.?|versus|compared (?:to|with)|to|and|or|→|->)\s+" + _APPROX + _N + _NOT_A_VALUE,
+    r"\s*(?:\([^()]{0,20}\)\s*)?(?:[\w#'’-]+,?\s+){0,3}?,?\s*(?:\)\s*)?"
+    r"(?:(?:against|vs\.?|versus|compared (?:to|with)|contra|contre|gegen|frente a|statt)\s+(?:(?:the\s+)?[A-Za-z]+\s+)?"
+    r"|(?:to|and|or|→|->|y|und|et|e)\s+)(?:(?:the\s+)?[A-Za-z]+['’]s\s+)?" + _APPROX + _N + _NOT_A_VALUE,
     re.I,
 )
 # a bare number right before a comparison word and a number with a unit takes that unit: "~97 vs ~115 µs",
@@ -537,7 +538,9 @@ def extract(text: str) -> list[Stated]:
     found.sort(key=lambda s: s.start)
     _labelled(text, found, taken, add)
     found.sort(key=lambda s: s.start)
-    for prev in list(found):
+    queue, at = list(found), 0
+    while at < len(queue):  # a carried number carries on: "398 TFLOP/s against 785 for bf16 and 50.5 for fp32"
+        prev, at = queue[at], at + 1
         carried = _CARRY.match(text, prev.end)
         if not carried or not prev.number:
             continue
@@ -546,6 +549,7 @@ def extract(text: str) -> list[Stated]:
             continue
         readings = tuple(Reading(r.kind, n * r.value / prev.number) for r in prev.readings)
         add(Stated(carried.group(1), carried.start(1), carried.end(1), prev.unit, n, readings, unitless=True))
+        queue.append(found[-1])
     by_start = {f.start: f for f in found}
     for m in _CARRY_BACK.finditer(text):
         after = by_start.get(m.end())
