@@ -240,9 +240,11 @@ _APPROX = r"(?:about\s+|roughly\s+|around\s+|approximately\s+|only\s+|just\s+|st
 # "the ratio is 4", "a speedup of about 4", "a factor of 4", "fused is 4:1": unit-less but named
 _NAMED_RATIO = named('number.named_ratio',
     "a bare number the text names a ratio: 'the ratio is 4', 'a speedup of about 4', 'a factor of 4'",
-        ('the ratio is 4', 'a speedup of about 4', 'a factor of 4', 'a ratio of 4:1'),
+        ('the ratio is 4', 'a speedup of about 4', 'a factor of 4', 'a ratio of 4:1', 'le rapport de trafic est de 4',
+         'das Verhältnis ist 4'),
         ('the ratio is high',))(
-    r"\b(?:ratios?|speed-?\s?ups?|slow-?\s?downs?|factor|prediction|predicted|estimate)\b(?:[^.;!?\d%|\s]|\s(?!\s)|\.(?=\d)){0,80}?"
+    r"\b(?:ratios?|speed-?\s?ups?|slow-?\s?downs?|factor|prediction|predicted|estimate|rapport|raz[óo]n|razão|"
+    r"proporci[óo]n|Verhältnis|Faktor|facteur|fator|aceleraci[óo]n|accélération|Beschleunigung|aceleração)\b(?:[^.;!?\d%|\s]|\s(?!\s)|\.(?=\d)){0,80}?"
     + _N + _NOT_A_VALUE + r"(?:\s*:\s*1\b)?", re.I
 )
 # "beats compiled by 1.35", "faster by about 4"
