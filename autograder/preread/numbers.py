@@ -294,10 +294,11 @@ _CARRY = named('number.carried_unit',
 # a bare number right before a comparison word and a number with a unit takes that unit: "~97 vs ~115 µs",
 # "131.7 / 40.9 µs", "71 and 18 µs"
 _CARRY_BACK = named('number.carried_back',
-    "a bare number right before 'vs', '/', 'and', 'to' and a number with a unit takes that unit: '97 vs 115 µs'",
-        ('97 vs ~115 µs', '131.7 / 40.9 µs', '71 and 18 µs'),
-        ('2^24 vs 2^20',))(
-    r"(?<![\w.^*#/,])(\d+(?:\.\d+)?)(?![\w.^*/]|\s*[·*×])\s*(?:vs\.?|versus|/|and|or|to|against|–|-)\s*"
+    "a bare number right before 'vs', '/', 'to' and a number with a unit takes that unit: '97 vs 115 µs' (not "
+    "'and': 'needs 1 and 67 MB' lists two quantities)",
+        ('97 vs ~115 µs', '131.7 / 40.9 µs', '80-90 µs'),
+        ('2^24 vs 2^20', 'needs 1 and 67 MB'))(
+    r"(?<![\w.^*#/,])(\d+(?:\.\d+)?)(?![\w.^*/]|\s*[·*×])\s*(?:vs\.?|versus|/|to|against|–|-)\s*"
     r"(?:~|≈|about\s+)?(?=\d+(?:\.\d+)?\s*[^\d\s.,;:)])", re.I)
 # after a ratio, a sentence that lists more of them by case: "at 2^12: 0.8; at 2^20: 1.5", "it's 2.9"
 _LISTED = named('number.listed_ratio', "after a ratio, more ratios listed by case: '# 0.8', ', 1.5', 'it's 2.9'",
@@ -561,5 +562,35 @@ def extract(text: str) -> list[Stated]:
         readings = tuple(Reading(r.kind, n * r.value / after.number) for r in after.readings)
         add(Stated(m.group(1), m.start(1), m.end(1), after.unit, n, readings, unitless=True))
     _listed_ratios(text, found, taken, add)
-    # "below 1x", "more than 4,000 GB/s": a bound, not a value to check
-    return sorted((s for s in found if not _BOUND.search(text[max(0, s.start - 40):s.start])), key=lambda s: s.start)
+    _launch_ellipsis(text, found, taken, add)
+    # "below 1x", "more than 4,000 GB/s": a bound, not a value to check (a count of launches still is one:
+    # "the guards cost more than four launches")
+    return sorted((s for s in found if s.kind == "launches" or not _BOUND.search(text[max(0, s.start - 40):s.start])),
+                  key=lambda s: s.start)
+
+
+_ELLIPSIS = rule(
+    "number.launch_ellipsis",
+    "a bare count after 'in', 'with', 'needs' in a sentence that has stated a launch count: 'eager moves 268 MB "
+    "in 4 kernels, fused 67 MB in 1', 'compiled needs 1 and 67 MB'",
+    r"\b(?:in|with|needs?|uses?|has|have|takes?|over|en|mit|con|avec|com|braucht|necesita|nécessite)\s+"
+    r"(?:only\s+|just\s+|nur\s+|solo\s+|seulement\s+)?(\d{1,2})(?![\w.,%/^]|\s*[·*×x]|\s*(?:[kmgt]i?b|µs|us|ms)\b)",
+    ("fused 67 MB in 1.", "compiled needs 1 and 67 MB", "with 1:"),
+    ("in 1.5 ms", "in 4 kernels", "with 2 MB"),
+)
+
+
+def _launch_ellipsis(text: str, found: list[Stated], taken: _Taken, add: Callable[[Stated], None]) -> None:
+    """A bare count that parallels a launch count stated earlier in its sentence is a launch count."""
+    launches = sorted(f.start for f in found if f.kind == "launches" and not f.unitless)
+    if not launches:
+        return
+    cuts = [m.end() for m in _SENTENCE.finditer(text)]
+    for m in _ELLIPSIS.finditer(text):
+        a, b = m.start(1), m.end(1)
+        i = bisect.bisect_left(launches, a) - 1
+        start = cuts[bisect.bisect_right(cuts, a) - 1] if cuts and cuts[0] <= a else 0
+        if i < 0 or launches[i] < start or taken.overlaps(a, b):
+            continue
+        n = float(m.group(1))
+        add(Stated(m.group(1), a, b, "", n, (Reading("launches", n),), unitless=True))
