@@ -275,10 +275,30 @@ def _exactly_other(s: Stated, hit: Candidate, others: Iterable[Candidate]) -> Ca
     """A fact of the case that the number equals to within rounding (:data:`EXACT`) while it is only loosely
     (more than :data:`LOOSE`) the fact its sentence's words point at: the student quoted that other figure.
     Not for ratios (a sweep's ratios are so dense that one is always near) nor counts."""
-    if _error(s, hit.fact) <= LOOSE or s.low is not None or hit.fact.kind in ("ratio", "launches"):
+    if s.low is not None or hit.fact.kind in ("ratio", "launches"):
         return None
-    near = [c for c in others if not c.fact.given and not c.fact.per_kernel and _error(s, c.fact) <= EXACT]
+    # written to three or more digits ("1.64 TB/s"), a figure is what it equals to within its last digit
+    tol = _rounding(s.text)
+    exact, loose = (EXACT, LOOSE) if tol is None else (min(EXACT, tol), max(0.015, 4 * tol))
+    if _error(s, hit.fact) <= min(LOOSE, loose):
+        return None
+    near = [c for c in others if not c.fact.given and not c.fact.per_kernel and _error(s, c.fact) <= exact]
     return min(near, key=lambda c: _error(s, c.fact)) if near else None
+
+
+def _rounding(shown: str) -> float | None:
+    """Half a unit of the last digit of a number written to three or more significant digits, relative to
+    it ("1.64" -> 0.3 %); None for fewer digits (a rounded figure)."""
+    m = re.search(r"\d[\d,.]*", shown)
+    if m is None:
+        return None
+    digits = m.group(0).replace(",", ".") if re.fullmatch(r"\d+,\d{1,2}", m.group(0)) else m.group(0).replace(",", "")
+    significant = digits.replace(".", "").lstrip("0")
+    if len(significant.rstrip("0") if "." not in digits else significant) < 3:
+        return None
+    decimals = len(digits.split(".")[1]) if "." in digits else 0
+    value = float(digits)
+    return 0.5 * 10 ** -decimals / value if value else None
 
 
 def _best(s: Stated, cands: Iterable[Candidate], rel: float) -> Candidate | None:
