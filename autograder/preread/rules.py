@@ -60,12 +60,12 @@ WALL = rule(
 GPU = rule(
     "method.gpu",
     "the sentence speaks of GPU time (CUDA-graph replay, kernel time only, no CPU dispatch)",
-    r"\bgpu[- ]?(?:time|side|only|kernel|timing|zeit|tiempo|temps)|\bkernel[- ]time\b|\bcuda[- ]graphs?\b|"
+    r"\bgpu[- _]?(?:time|side|only|kernel|timing|zeit|tiempo|temps|speed-?\s?ups?|ratios?)|\bkernel[- ]time\b|\bcuda[- ]graphs?\b|"
     r"\bgraph replay\b|\breplay|\bdevice time\b|\b(?:on the|in) gpu(?:[- ](?:time|side))?\b|\bGPU-Zeit\b|"
     r"\btiempo (?:de )?GPU\b|"
     r"\btemps GPU\b|\btempo de GPU\b|\bgpu\b(?=\s*[:=]?\s*[~≈]?\s*\d)",
     ("The GPU-time speedup is 4.0x.", "GPU 4.1x = traffic ratio", "with CUDA graphs the eager chain takes 71 µs",
-     "on the gpu it is 3.9x",
+     "on the gpu it is 3.9x", "the GPU speedup of 3.85x",
      "die GPU-Zeit sinkt", "tiempo de GPU"),
     ("the GPU is fast", "per call", "a graph of the sweep"),
 )
