@@ -96,9 +96,10 @@ _THAN = named('subject.than',
 _RIGHT_AFTER = named('subject.right_after',
     "between a number and the variant right after it: '41 µs for the library kernel', '0.31 FLOP/B "
     "unfused'",
-        (' for the ', ' ', ' of the three '),
+        (' for the ', ' ', ' of the three ', ' no ', ' für die ', ' pour la ', ' en el '),
         (' and then the ',))(
-    r"^\s*(?:\(\s*)?(?:(?:for|of|in|on|by|with|from)\s+)?(?:the\s+|an?\s+|a single\s+|one\s+)?"
+    r"^\s*(?:\(\s*)?(?:(?:for|of|in|on|by|with|from|no|na|do|da|para|en|del|im|beim|bei|für|pour|du|des)\s+)?"
+    r"(?:the\s+|an?\s+|a single\s+|one\s+|el\s+|la\s+|le\s+|les\s+|die\s+|der\s+|den\s+|o\s+|a\s+)?"
     r"(?:\d+\s+|(?:two|three|four|five|six|seven|eight)\s+)?$", re.I)
 #: a variant that labels the number: "eager: 11 µs", "eager's 27 µs", "compiled = 9 µs"
 _LABELS = named('subject.label', "a variant that labels the number: 'eager: 11 µs', 'eager's 27 µs', 'compiled = 9 µs'",

@@ -72,10 +72,11 @@ CACHE = r"\b(?:l2|cache[sd]?)\b"
 CEILING = (r"\b(?:roofline|peak|copy|ceiling|theoretical|spec|hbm|limit|max(?:imum)?|ridge|balance|knee|machine|"
            # German, Spanish, French, Portuguese: Spitze, Grenze, techo, pico, plafond, pic, point d'inflexion, teto
            r"spitze\w*|grenze|obergrenze|knick\w*|dach\w*|techo|pico|l[íi]mite|plafond|pic|inflexion|inflexi[óo]n|teto|"
-           r"crête|cresta|kopier\w*|copia|copie|cópia)\b|(?:%|per\s?cent) of")
+           r"crête|cresta|kopier\w*|copia|copie|cópia)\b|(?:%|per\s?cent) of|\bout of\b")
 
 #: a share of the copy roofline, or of the matmul peak, only where the sentence says which
-COPY = r"\b(?:copy|bandwidth|roofline|memory|hbm|[gt]b/s)"
+COPY = (r"\b(?:copy|bandwidth|roofline|memory|hbm|[gt]b/s|copie|copia|cópia|kopier\w*|bande passante|ancho de banda|"
+        r"Bandbreite|largura de banda|mémoire|memoria|memória|Speicher)")
 COMPUTE = r"\b(?:peak|tensor|compute|matmul|mma)|flop"
 
 

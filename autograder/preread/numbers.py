@@ -51,7 +51,7 @@ _TIME = {"ns": 1e-6, "nanoseconds": 1e-6, "µs": 1e-3, "μs": 1e-3, "us": 1e-3, 
 _TIME_WORDS = "|".join(sorted((u for u in _TIME if len(u) > 4), key=len, reverse=True))
 
 # a number as students write it: 3.9, 1,048,576, 4.2e9, 10^9, 2^28, 2**28, ~90 (the ~ is not part of it)
-_N = (r"(?<![\w.^*])(\d+(?:\.\d+)?\s?[×x*·]\s?(?:10|2)\s?(?:\^|\*\*)\s?[-+]?\d+|\d+(?:,\d{3})+(?:\.\d+)?"
+_N = (r"(?<![\w.^*/])(\d+(?:\.\d+)?\s?[×x*·]\s?(?:10|2)\s?(?:\^|\*\*)\s?[-+]?\d+|\d{1,3}/\d{1,3}(?=\s?(?:flop|%))|\d+(?:,\d{3})+(?:\.\d+)?"
       r"|\d+(?:\.\d+)?(?:\s?[eE][-+]?\d+)?|(?:2|10)\s?(?:\^|\*\*)\s?\d+)")
 _WORD_N = r"(one|two|three|four|five|six|seven|eight|nine|ten|a single|single)"
 _RANGE = r"(?:\s*(?:-|–|—|to)\s*" + _N + r")?(?:\s*(?P<mult>thousand|million|billion|trillion))?"
@@ -98,6 +98,9 @@ def to_float(s: str) -> float | None:
     if s in _WORDS:
         return float(_WORDS[s])
     s = s.replace(" ", "").replace(",", "")
+    m = re.fullmatch(r"(\d{1,3})/(\d{1,3})", s)
+    if m and int(m.group(2)):
+        return int(m.group(1)) / int(m.group(2))
     m = re.fullmatch(r"(2|10)(?:\^|\*\*)(\d+)", s)
     if m:
         return float(int(m.group(1)) ** int(m.group(2)))
@@ -154,7 +157,7 @@ _UNITS: list[tuple[str, re.Pattern[str]]] = [
         ('788 TFLOP/s', '750 tflops', '1.2 PFLOP / s', '784.8 Tflop/sec', '350 TFLOPs/s'),
         ('137 GFLOP',))(_N + _RANGE + r"[^\S\n]*(?P<u>[pgt]flops?\s?/\s?s(?:ec)?|[pgt]flops)" + _END, re.I)),
     ("intensity", named('unit.intensity', 'arithmetic intensity: FLOP/byte, FLOP/B, FLOPs per byte',
-        ('1365 FLOP/byte', '0.17 FLOP/B', '341 flops per byte', '341 FLOP/octet', '1365 FLOP pro Byte',
+        ('1365 FLOP/byte', '0.17 FLOP/B', '341 flops per byte', '341 FLOP/octet', '1/6 flop/byte', '1365 FLOP pro Byte',
          '341 FLOP por byte'),
         ('137 GFLOP',))(_N + _RANGE + r"[^\S\n]*(?P<u>flops?\s*/\s*(?:byte|b|octet)|flops?\s+(?:per|pro|por|par)\s+(?:byte|octet))"
         + _END, re.I)),
@@ -491,8 +494,8 @@ def extract(text: str) -> list[Stated]:
                 first *= _MULT[m.group("mult").lower()]
                 second = second * _MULT[m.group("mult").lower()] if second is not None else None
             unit = m.group("u")
-            if unit == "s" and m.start() > 0 and text[m.start() - 1] in "(/·*×":
-                continue  # "1/(3s)": a formula, not seconds
+            if unit == "s" and re.search(r"[(/·*×÷]\s*$", text[max(0, m.start() - 3):m.start()]):
+                continue  # "1/(3s)", "2n / 3s": a formula, not seconds
             scales = _scales(kind, unit)
             low, high = (min(first, second), max(first, second)) if second is not None else (None, None)
             mid = (first + second) / 2 if second is not None else first
