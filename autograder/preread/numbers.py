@@ -206,7 +206,7 @@ _LAUNCHES = named('number.launches',
     "a count of kernels or launches: '4 kernels', 'one fused kernel', 'cuatro kernels', 'vier Kerneln'",
         ('4 kernels', 'one fused kernel', 'a single launch', 'cuatro kernels', 'vier Kerneln'),
         ('kernels',))(
-    r"(?<![\w.])(\d+|" + _WORD_N[1:-1] + "|" + _OTHER_WORDS + r")\s+(?:[\w.-]+\s+){0,2}?"
+    r"(?<![\w.])(\d+|" + _WORD_N[1:-1] + "|" + _OTHER_WORDS + r")[^\S\n]+(?:[\w.-]+[^\S\n]+){0,2}?"
     r"(?P<u>kernels?|kerneln|launch(?:es)?|núcleos?|noyaux|lanzamientos?|lancements?|lançamentos?|Kernel-?Starts?|Starts)\b",
     re.I,
 )
