@@ -601,7 +601,8 @@ _CAPTION_TIME = named('table.caption_time_unit',
 #: a column header that names a timing method or a time, whose bare numbers are times (in the caption's unit)
 _HEAD_TIME = named('table.head_time', "a column header of times: 'eager wall', 'fused GPU', 'gpu_time', 'time'",
         ('eager wall', 'fused GPU', 'gpu_time', 'time', 'Zeit'),
-        ('kernels', 'wall ×'))(r"\b(?:wall|gpu|time|times|zeit|tiempo|temps|tempo)\b(?!.*[x×]\s*$)", re.I)
+        ('kernels', 'wall ×'))(r"(?<![A-Za-z])(?:wall|gpu|time|times|zeit|tiempo|temps|tempo)(?![A-Za-z])(?!.*[x×]\s*$)",
+                               re.I)
 _BARE = named('table.bare_number', "a cell that is only a number (it takes its column's unit)",
         ('71.1', ' ~18 ', '4.2e9', '100.7 M', '137.4 G'),
         ('71.1 µs', 'eager', '4 MB'))(r"^\s*[~≈]?\s*(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(?:\s?((?-i:[kKMGT])))?\s*$")

@@ -291,7 +291,7 @@ _CARRY = named('number.carried_unit',
         (' and then',))(
     r"\s*(?:\([^()]{0,20}\)\s*)?(?:[\w#'’-]+,?\s+){0,3}?,?\s*(?:\)\s*)?"
     r"(?:(?:against|vs\.?|versus|compared (?:to|with)|contra|contre|gegen|frente a|statt)\s+(?:(?:the\s+)?[A-Za-z]+\s+)?"
-    r"|(?:to|and|or|→|->|y|und|et|e)\s+)(?:(?:the\s+)?[A-Za-z]+['’]s\s+)?" + _APPROX + _N + _NOT_A_VALUE,
+    r"|(?:to|and|or|→|->|y|und|et|e)\s+)(?:(?:the\s+)?[\w#]+['’]s\s+)?" + _APPROX + _N + _NOT_A_VALUE,
     re.I,
 )
 # a bare number right before a comparison word and a number with a unit takes that unit: "~97 vs ~115 µs",
@@ -577,7 +577,8 @@ _ELLIPSIS = rule(
     "a bare count after 'in', 'with', 'needs' in a sentence that has stated a launch count: 'eager moves 268 MB "
     "in 4 kernels, fused 67 MB in 1', 'compiled needs 1 and 67 MB'",
     r"\b(?:in|with|needs?|uses?|has|have|takes?|over|en|mit|con|avec|com|braucht|necesita|nécessite)\s+"
-    r"(?:only\s+|just\s+|nur\s+|solo\s+|seulement\s+)?(\d{1,2})(?![\w.,%/^]|\s*[·*×x]|\s*(?:[kmgt]i?b|µs|us|ms)\b)",
+    r"(?:only\s+|just\s+|nur\s+|solo\s+|seulement\s+)?(\d{1,2})(?![\w%/^]|[.,]\d|\s*[·*×x]|\s*(?:[kmgt]i?b|µs|us|ms)\b)"
+    r"(?!\s*(?!(?:and|or|vs|y|e|et|und)\b)[A-Za-zÀ-ÿ])",
     ("fused 67 MB in 1.", "compiled needs 1 and 67 MB", "with 1:"),
     ("in 1.5 ms", "in 4 kernels", "with 2 MB"),
 )

@@ -28,8 +28,8 @@ TRANSLATIONS: dict[str, str] = {
     "fused": rule(
         "spelling.fused",
         "'fused' in German, Spanish, French, Portuguese: fusioniert(e), fusionada, fusionné(e), fundido",
-        r"(?<!nicht )(?<!nicht-)(?<!un)fusioniert\w*|(?<!no )fusionad[oa]s?|(?<!non )(?<!non-)fusionn[ée]e?s?|"
-        r"(?<!não )fundid[oa]s?",
+        r"\b(?:(?<!nicht )(?<!nicht-)(?<!un)fusioniert\w*|(?<!no )fusionad[oa]s?|(?<!non )(?<!non-)fusionn[ée]e?s?|"
+        r"(?<!não )fundid[oa]s?)\b",
         ("die fusionierte Version", "la versión fusionada", "la version fusionnée", "o kernel fundido"),
         ("fusion", "confundido"),
     ).pattern,
@@ -43,7 +43,7 @@ TRANSLATIONS: dict[str, str] = {
     "compiled": rule(
         "spelling.compiled",
         "'compiled' in German, Spanish, French, Portuguese: kompiliert(e), compilado/a, compilé(e)",
-        r"kompiliert\w*|compilad[oa]s?|compil[ée]e?s?",
+        r"\b(?:kompiliert\w*|compilad[oa]s?|compilé(?:e|es|s)?)\b",
         ("die kompilierte Version", "el compilado", "la version compilée"),
         ("compile",),
     ).pattern,
@@ -65,7 +65,7 @@ TRANSLATIONS: dict[str, str] = {
     "add": rule(
         "spelling.add",
         "'add' / 'addition' (an elementwise sum) in German, Spanish, French, Portuguese",
-        r"Addition|adici[óo]n|adição|(?<!una )suma(?! de)|soma(?! de)",
+        r"\b(?:Addition|adici[óo]n|adição|(?<!una )suma\b(?! de)|soma\b(?! de))",
         ("die Addition", "la adición", "a adição", "la suma"),
         ("sumar", "la suma de"),
     ).pattern,
