@@ -1,0 +1,81 @@
+"""Ways of writing a right figure that the first blind set (benchmarks/explanation_heldout_blind/) showed
+the pre-reader missing, each probed with a sentence of our own against the frozen H200 references of the
+corpus: a quantity named once before bare numbers, tables whose caption gives the unit or whose rows are
+exponents, LaTeX fractions and \\mu, French digit groups, variants in other languages, counts left out by
+ellipsis, powers of two that are counts; and conclusions the timing methods contradict."""
+
+from __future__ import annotations
+
+import pytest
+
+from autograder.records import ExplanationGrade
+
+from .test_explanation_false_credits import grade, lessons  # noqa: F401 - the fixture
+
+
+def verdicts(g: ExplanationGrade) -> dict[str, str | None]:
+    return {f.text: f.verdict for f in g.found}
+
+
+@pytest.mark.parametrize(("lesson", "grade_id", "text", "right"), [
+    # a quantity named once, then bare numbers of it; the unit after them, in parentheses or nowhere (counts)
+    ("04_fusion", "explain_headline",
+     "bytes: eager 268435456, fused 67108864\nkernels: 4 / 1\nGPU times: eager 71.1, fused 18.4 (µs)",
+     ["268435456", "67108864", "4", "1", "71.1", "18.4"]),
+    ("05_softmax", "explain_fusion", "GPU time 131.7 / 40.9 µs; bandwidth 2039 / 1639 GB/s.",
+     ["131.7", "40.9 µs", "2039", "1639 GB/s"]),
+    ("03_roofline", "explain_intensity", "flops: mm = 2n^3 = 1.37e11, add = n^2 = 1.68e7; ridge: 191",
+     ["1.37e11", "1.68e7", "191"]),
+    # a count left out by ellipsis, a launch count after "more than"
+    ("04_fusion", "explain_headline", "eager moves 268 MB in 4 kernels, fused 67 MB in 1.",
+     ["268 MB", "4 kernels", "67 MB", "1"]),
+    # French digit groups and units, a variant named in French
+    ("05_softmax", "explain_fusion", "La version compilée déplace 67 Mo à 1 640 Go/s en temps GPU.",
+     ["67 Mo", "1 640 Go/s"]),
+    # LaTeX: a power of two that is a count, k · 2^m
+    ("03_roofline", "explain_small", "$F = 2n^3 = 2^{31}$ FLOP on $6 \\cdot 2^{20}$ B.",
+     ["2^{31}$ FLOP", "6 \\cdot 2^{20}$ B"]),
+    # unit spellings
+    ("04_fusion", "explain_headline", "eager: 268.4 MByte at 3777 GB/sec, out of ~4180 GByte/s",
+     ["268.4 MByte", "3777 GB/sec", "4180 GByte/s"]),
+    ("03_roofline", "explain_intensity", "The add has 1/6 flop/byte, the ridge is 784.8 Tflop/sec / 4109.8 GB/sec.",
+     ["1/6 flop/byte", "784.8 Tflop/sec", "4109.8 GB/sec"]),
+    # a carried unit carries on down the list, across a dtype's name and a possessive
+    ("03_roofline", "explain_small", "TF32 peaks at 398 TFLOP/s against 785 for bf16 and 50.5 for plain fp32.",
+     ["398 TFLOP/s", "785", "50.5"]),
+])
+def test_a_right_figure_written_so_is_credited(lessons, lesson, grade_id, text, right):  # noqa: F811
+    g = grade(lessons, lesson, grade_id, text)
+    got = verdicts(g)
+    assert {t: got.get(t) for t in right} == {t: "match" for t in right}, g.comment
+
+
+def test_a_table_takes_its_captions_unit_and_its_rows_exponent(lessons):  # noqa: F811
+    text = ("| 2^k | eager GPU | fused GPU | GPU × |\n|---|---|---|---|\n"
+            "| 12 | 7.08 | 1.95 | 3.63 |\n| 24 | 71.1 | 18.4 | 3.87 |\n\n(times in µs)")
+    got = verdicts(grade(lessons, "04_fusion", "explain_sweep", text))
+    assert [got.get(t) for t in ("7.08", "1.95", "3.63", "71.1", "18.4", "3.87")] == ["match"] * 6, got
+
+
+def test_a_tiling_is_not_a_case(lessons):  # noqa: F811
+    g = grade(lessons, "03_roofline", "explain_small",
+              "La multiplication n'atteint que 45 % du pic : 64 tuiles de 128 × 128 pour 132 SM, 353 TFLOP/s.")
+    assert verdicts(g) == {"45 %": "match", "353 TFLOP/s": "match"}, g.comment
+
+
+@pytest.mark.parametrize(("lesson", "grade_id", "text"), [
+    ("03_roofline", "explain_intensity", "The measured ratio of 6.95x must be launch overhead of the bigger kernel."),
+    ("04_fusion", "explain_headline", "The GPU-time speedup is 3.85x, so fusion does not actually help."),
+    ("04_fusion", "explain_sweep",
+     "At 2^28 the wall speedup is 3.1x: the launch overhead must grow with the tensor size."),
+])
+def test_a_conclusion_the_timing_methods_contradict_costs(lessons, lesson, grade_id, text):  # noqa: F811
+    g = grade(lessons, lesson, grade_id, text)
+    assert "wrong_conclusion" in g.flags and g.suggested_fraction <= 0.5, g.comment
+    assert "Wrong conclusion" in g.comment
+
+
+def test_overhead_said_of_wall_time_is_no_wrong_conclusion(lessons):  # noqa: F811
+    g = grade(lessons, "04_fusion", "explain_headline",
+              "The wall speedup is 0.84x: per call the time is dominated by launch overhead.")
+    assert "wrong_conclusion" not in g.flags, g.comment
