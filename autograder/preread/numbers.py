@@ -335,7 +335,7 @@ _LIST_END = rule(
     "where a list of labelled numbers ends: ';', an arrow, the end of a sentence or line",
     r";|\n|→|->|=>|\.(?=\s|$)|\b(?:so|because|which|but|while)\b",
     ("; ", " → ratio", ". Then", " so "),
-    (", ", "torch.softmax"),
+    (", ", "torch.sum"),
 )
 _BARE_IN_LIST = rule(
     "number.bare_in_list",
