@@ -493,7 +493,8 @@ class Frame:
 _TILE = named('case.tile_shape',
     "a shape of tiles or blocks ('64 tuiles de 128 × 128', '128x128 Kacheln') is the kernel's tiling, not a case",
         ('tuiles de ', 'tiles of ', 'Kacheln von ', 'bloques de '),
-        ('matrices of ', 'at '))(r"\b(?:tiles?|tuiles?|Kacheln|Kachel|bloques|blocos|blocks?|mosaicos)\s+(?:of|de|von|aus|do|da)\s*$",
+        ('matrices of ', 'at '))(r"\b(?:tiles?|tuiles?|Kacheln|Kachel|bloques|blocos|blocks?|mosaicos)\s+"
+                                  r"(?:of|de|von|aus|do|da)\s*$",
                                   re.I)
 _TILE_AFTER = named('case.tile_shape_after',
     "a shape right before a word for tiles or blocks ('128 × 128 tiles', '128x128-Kacheln') is not a case",
@@ -601,7 +602,8 @@ _CAPTION_TIME = named('table.caption_time_unit',
 #: a column header that names a timing method or a time, whose bare numbers are times (in the caption's unit)
 _HEAD_TIME = named('table.head_time', "a column header of times: 'eager wall', 'fused GPU', 'gpu_time', 'time'",
         ('eager wall', 'fused GPU', 'gpu_time', 'time', 'Zeit'),
-        ('kernels', 'wall ×'))(r"(?<![A-Za-z])(?:wall|gpu|time|times|zeit|tiempo|temps|tempo)(?![A-Za-z])(?!.*[x×]\s*$)",
+        ('kernels', 'wall ×'))(r"(?<![A-Za-z])(?:wall|gpu|time|times|zeit|tiempo|temps|tempo)(?![A-Za-z])"
+                               r"(?!.*[x×]\s*$)",
                                re.I)
 _BARE = named('table.bare_number', "a cell that is only a number (it takes its column's unit)",
         ('71.1', ' ~18 ', '4.2e9', '100.7 M', '137.4 G'),

@@ -69,7 +69,8 @@ CACHE = r"\b(?:l2|cache[sd]?)\b"
 
 
 #: a device's ceiling only where the sentence speaks of one (else "this kernel runs at 4 TB/s" would match it)
-CEILING = (r"\b(?:rooflines?|peaks?|peaking|copy|ceilings?|theoretical|spec|hbm|limits?|max(?:imum)?|ridge|balance|knee|"
+CEILING = (r"\b(?:rooflines?|peaks?|peaking|copy|ceilings?|theoretical|spec|hbm|limits?|max(?:imum)?|ridge|balance|"
+           r"knee|"
            r"machine|"
            # German, Spanish, French, Portuguese: Spitze, Grenze, techo, pico, plafond, pic, point d'inflexion, teto
            r"spitze\w*|grenze|obergrenze|knick\w*|dach\w*|techo|pico|l[íi]mite|plafond|pic|inflexion|inflexi[óo]n|teto|"

@@ -183,7 +183,8 @@ def normalise(text: str) -> tuple[str, list[int]]:
         text, origin = _rewrite(text, origin, _NUMBER_WORDS, lambda m: _digits(m, text))
     text, origin = _rewrite(text, origin, _DIGIT_GROUPS, lambda m: [])
     text, origin = _rewrite(text, origin, _SPACE_GROUPS, lambda m: [
-        (m.group(1), m.start(1)), *((m.group(2)[i + 1:i + 4], m.start(2) + i + 1) for i in range(0, len(m.group(2)), 4))])
+        (m.group(1), m.start(1)),
+        *((m.group(2)[i + 1:i + 4], m.start(2) + i + 1) for i in range(0, len(m.group(2)), 4))])
     text, origin = _rewrite(text, origin, _DECIMAL_COMMA, lambda m: [
         (m.group(0)[:_comma(m) - m.start()], m.start()), (".", _comma(m)),
         (m.group(0)[_comma(m) + 1 - m.start():], _comma(m) + 1)])

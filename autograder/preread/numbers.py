@@ -51,7 +51,8 @@ _TIME = {"ns": 1e-6, "nanoseconds": 1e-6, "µs": 1e-3, "μs": 1e-3, "us": 1e-3, 
 _TIME_WORDS = "|".join(sorted((u for u in _TIME if len(u) > 4), key=len, reverse=True))
 
 # a number as students write it: 3.9, 1,048,576, 4.2e9, 10^9, 2^28, 2**28, ~90 (the ~ is not part of it)
-_N = (r"(?<![\w.^*/])(\d+(?:\.\d+)?\s?[×x*·]\s?(?:10|2)\s?(?:\^|\*\*)\s?[-+]?\d+|\d{1,3}/\d{1,3}(?=\s?(?:flop|%))|\d+(?:,\d{3})+(?:\.\d+)?"
+_N = (r"(?<![\w.^*/])(\d+(?:\.\d+)?\s?[×x*·]\s?(?:10|2)\s?(?:\^|\*\*)\s?[-+]?\d+|\d{1,3}/\d{1,3}(?=\s?(?:flop|%))"
+      r"|\d+(?:,\d{3})+(?:\.\d+)?"
       r"|\d+(?:\.\d+)?(?:\s?[eE][-+]?\d+)?|(?:2|10)\s?(?:\^|\*\*)\s?\d+)")
 _WORD_N = r"(one|two|three|four|five|six|seven|eight|nine|ten|a single|single)"
 _RANGE = r"(?:\s*(?:-|–|—|to)\s*" + _N + r")?(?:\s*(?P<mult>thousand|million|billion|trillion))?"
@@ -159,7 +160,8 @@ _UNITS: list[tuple[str, re.Pattern[str]]] = [
     ("intensity", named('unit.intensity', 'arithmetic intensity: FLOP/byte, FLOP/B, FLOPs per byte',
         ('1365 FLOP/byte', '0.17 FLOP/B', '341 flops per byte', '341 FLOP/octet', '1/6 flop/byte', '1365 FLOP pro Byte',
          '341 FLOP por byte'),
-        ('137 GFLOP',))(_N + _RANGE + r"[^\S\n]*(?P<u>flops?\s*/\s*(?:byte|b|octet)|flops?\s+(?:per|pro|por|par)\s+(?:byte|octet))"
+        ('137 GFLOP',))(_N + _RANGE + r"[^\S\n]*(?P<u>flops?\s*/\s*(?:byte|b|octet)|"
+                        r"flops?\s+(?:per|pro|por|par)\s+(?:byte|octet))"
         + _END, re.I)),
     ("flop_rate", named('unit.flop_count',
         "a count of FLOPs (GFLOP, MFLOP; 'GFLOPS' is read both as a count and a rate)",
@@ -168,12 +170,15 @@ _UNITS: list[tuple[str, re.Pattern[str]]] = [
     # "Go/s", "Mo" are French for GB/s and MB
     ("bandwidth", named('unit.bandwidth', 'a bandwidth: GB/s, TB/s, GiB/s, Gbps, Go/s',
         ('3777 GB/s', '4.2 TB/s', '3777 Go/s', '4 TB per second', '4180 GB/sec', '2039 GByte/s', '3.6 TB / s'),
-        ('3777 GB',))(_N + _RANGE + r"[^\S\n]*(?P<u>[gmt]i?(?:[bo]|bytes?)\s?/\s?s(?:ec)?|gbps|[gt]b per second)" + _END,
+        ('3777 GB',))(_N + _RANGE + r"[^\S\n]*(?P<u>[gmt]i?(?:[bo]|bytes?)\s?/\s?s(?:ec)?|gbps|[gt]b per second)"
+                      + _END,
                       re.I)),
     ("bytes", named('unit.bytes', 'a size in bytes: B, KB, MiB, GB, bytes, megabytes, octets, Mo',
         ('268 MB', '256 MiB', '268,435,456 bytes', '64 Mo', '2 B', '268.4 MByte', '67.1 MBytes'),
         ('268 Mb/s', '4 TB/s'))(
-        _N + _RANGE + r"[^\S\n]*(?P<u>[kmgt]i?bytes?|[kmgt]ib|[kmgt]b|bytes?|b|kilobytes?|megabytes?|gigabytes?|octets?|(?-i:[KMGT]i?o))"
+        _N + _RANGE + r"[^\S\n]*(?P<u>[kmgt]i?bytes?|[kmgt]ib|[kmgt]b|bytes?|b|kilobytes?|megabytes?|gigabytes?|"
+        r"octets?|"
+        r"(?-i:[KMGT]i?o))"
         + _END, re.I)),
     ("time", named('unit.time', 'a time: ns, µs, us, ms, s and their words in five languages',
         ('71.1 µs', '18 us', '1.06 ms', '71 Mikrosekunden', '2 segundos'),
@@ -181,7 +186,8 @@ _UNITS: list[tuple[str, re.Pattern[str]]] = [
         _N + _RANGE + r"[^\S\n]*(?P<u>(?-i:ns|us|ms|s)|µs|μs|usec|msec|sec|" + _TIME_WORDS + r")" + _END, re.I)),
     ("fraction", named('unit.fraction', 'a percentage: %, percent, per cent',
         ('90 %', '45 percent', '90%', '44.9 pct', '45 Prozent', '45 por ciento', '45 pour cent'),
-        ('90 per',))(_N + _RANGE + r"[^\S\n]*(?P<u>%|percent|per\s?cent|pct\b|prozent|por\s?ciento|pour\s?cent|por\s?cento)",
+        ('90 per',))(_N + _RANGE + r"[^\S\n]*(?P<u>%|percent|per\s?cent|pct\b|prozent|por\s?ciento|pour\s?cent|"
+                     r"por\s?cento)",
                      re.I)),
     # "4x", "3.9×", "4 times", "4-fold"; not "4096 x 4096" nor "3 × n²"
     ("ratio", named('unit.ratio',
@@ -290,7 +296,8 @@ _CARRY = named('number.carried_unit',
         (' vs 1.8', ' against 0.17', ' (gpu) vs 0.8', ' at #### vs ~51', ' and fp32\'s 50', ' contra 1'),
         (' and then',))(
     r"\s*(?:\([^()]{0,20}\)\s*)?(?:[\w#'’-]+,?\s+){0,3}?,?\s*(?:\)\s*)?"
-    r"(?:(?:against|vs\.?|versus|compared (?:to|with)|contra|contre|gegen|frente a|statt)\s+(?:(?:the\s+)?[A-Za-z]+\s+)?"
+    r"(?:(?:against|vs\.?|versus|compared (?:to|with)|contra|contre|gegen|frente a|statt)\s+"
+    r"(?:(?:the\s+)?[A-Za-z]+\s+)?"
     r"|(?:to|and|or|→|->|y|und|et|e)\s+)(?:(?:the\s+)?[\w#]+['’]s\s+)?" + _APPROX + _N + _NOT_A_VALUE,
     re.I,
 )
@@ -557,13 +564,13 @@ def extract(text: str) -> list[Stated]:
         add(Stated(carried.group(1), carried.start(1), carried.end(1), prev.unit, n, readings, unitless=True))
         queue.append(found[-1])
     by_start = {f.start: f for f in found}
-    for m in _CARRY_BACK.finditer(text):
-        after = by_start.get(m.end())
-        n = to_float(m.group(1))
-        if after is None or after.unitless or not after.number or n is None or taken.overlaps(m.start(1), m.end(1)):
+    for back in _CARRY_BACK.finditer(text):
+        nxt = by_start.get(back.end())
+        n = to_float(back.group(1))
+        if nxt is None or nxt.unitless or not nxt.number or n is None or taken.overlaps(back.start(1), back.end(1)):
             continue
-        readings = tuple(Reading(r.kind, n * r.value / after.number) for r in after.readings)
-        add(Stated(m.group(1), m.start(1), m.end(1), after.unit, n, readings, unitless=True))
+        readings = tuple(Reading(r.kind, n * r.value / nxt.number) for r in nxt.readings)
+        add(Stated(back.group(1), back.start(1), back.end(1), nxt.unit, n, readings, unitless=True))
     _listed_ratios(text, found, taken, add)
     _launch_ellipsis(text, found, taken, add)
     # "below 1x", "more than 4,000 GB/s": a bound, not a value to check (a count of launches still is one:

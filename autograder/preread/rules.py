@@ -49,7 +49,8 @@ def rule(name: str, purpose: str, pattern: str, examples: tuple[str, ...], count
 WALL = rule(
     "method.wall",
     "the sentence speaks of per-call wall time (CUDA events around one call, CPU dispatch included)",
-    r"\bwall|\bper[- ]call\b|\bend[- ]to[- ]end\b|\bcuda events?\b|\bevents? around\b|\b(?:one|a|each|every|the) call\b|"
+    r"\bwall|\bper[- ]call\b|\bend[- ]to[- ]end\b|\bcuda events?\b|\bevents? around\b|"
+    r"\b(?:one|a|each|every|the) call\b|"
     r"\bcalls? costs?\b|\bfrom python\b|\ba single call\b|\bsingle[- ]call\b|\bdispatch|\bhost[- ]side\b|"
     r"\bcpu[- ](?:time|side|overhead)\b|"
     r"\bwall[- ]?clock\b|\bWandzeit|\btiempo (?:de )?pared\b|\btemps (?:mur|réel)\b|\btempo de parede\b",
@@ -60,7 +61,8 @@ WALL = rule(
 GPU = rule(
     "method.gpu",
     "the sentence speaks of GPU time (CUDA-graph replay, kernel time only, no CPU dispatch)",
-    r"\bgpu[- _]?(?:time|side|only|kernel|timing|zeit|tiempo|temps|speed-?\s?ups?|ratios?)|\bkernel[- ]time\b|\bcuda[- ]graphs?\b|"
+    r"\bgpu[- _]?(?:time|side|only|kernel|timing|zeit|tiempo|temps|speed-?\s?ups?|ratios?)|\bkernel[- ]time\b|"
+    r"\bcuda[- ]graphs?\b|"
     r"\bgraph replay\b|\breplay|\bdevice time\b|\b(?:on the|in) gpu(?:[- ](?:time|side))?\b|\bGPU-Zeit\b|"
     r"\btiempo (?:de )?GPU\b|"
     r"\btemps GPU\b|\btempo de GPU\b|\bgpu\b(?=\s*[:=]?\s*[~≈]?\s*\d)",

@@ -71,8 +71,9 @@ TRANSLATIONS: dict[str, str] = {
     ).pattern,
 }
 #: the English forms of each translated word a lesson's spelling may match ("multiplication" is "multiply")
-_FORMS = {"unfused": ("unfused",), "composed": ("composed",), "fused": ("fused",), "compiled": ("compiled",), "library": ("library",),
-          "multiply": ("multiply", "multiplication", "multiplies"), "add": ("add", "addition", "adds")}
+_FORMS = {"unfused": ("unfused",), "composed": ("composed",), "fused": ("fused",), "compiled": ("compiled",),
+          "library": ("library",), "multiply": ("multiply", "multiplication", "multiplies"),
+          "add": ("add", "addition", "adds")}
 
 
 def _translates(spelling: str, word: str) -> bool:
