@@ -362,6 +362,8 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
                                            f"{hit.fact.label} is {_error(s, hit.fact):.0%} off)"})
         verdict = "given" if hit.fact.given else "match"
         return base.model_copy(update={"matches": hit.fact.label, "verdict": verdict, "of": hit.fact.variant})
+    if cues.unchecked and s.kind == "time":  # CPU dispatch per launch: nothing measured to hold it against
+        return base.model_copy(update={"verdict": "unchecked"})
     # another method's, statistic's or direction's figure of what the sentence names: a misattribution
     fitting = {id(c) for c in fits}
     wrong_kind = [c for c in of_variant if id(c) not in fitting and not _unanchored(c, ctx, cues, asked)]

@@ -68,6 +68,14 @@ EACH = r"\b(?:each|every|per (?:kernel|launch|pass|op(?:eration)?)|one of)\b"
 CACHE = r"\b(?:l2|cache[sd]?)\b"
 
 
+#: a per-element figure only where the sentence speaks per element
+PER_ELEMENT = (r"\b(?:per|each|every|pro|por|par|cada|chaque) "
+               r"(?:element|elemento|élément|Element|value|Wert|valor|valeur)s?\b")
+#: a share of another variant's traffic only where the sentence speaks of traffic
+TRAFFIC_SHARE = (r"\b(?:traffic|bytes|data|memory|Verkehr|Datenverkehr|Bytes|tráfico|tráfego|trafic|datos|dados|"
+                 r"données|octets)\b")
+
+
 #: a device's ceiling only where the sentence speaks of one (else "this kernel runs at 4 TB/s" would match it)
 CEILING = (r"\b(?:rooflines?|peaks?|peaking|copy|ceilings?|theoretical|spec|hbm|limits?|max(?:imum)?|ridge|balance|"
            r"knee|"
@@ -178,6 +186,19 @@ class FactBook:
         for name, size in inputs:
             out.append(Candidate(Fact("bytes", size, f"{name} for {where} (an input)", None, params, given=True,
                                       topic="input")))
+        dtype_bytes = DTYPE_BYTES.get(str(params.get("dtype")))
+        if inputs and dtype_bytes:  # "8 bytes per element": a variant's traffic over the elements of one input
+            elements = inputs[0][1] / dtype_bytes
+            for v, w in works.items():
+                if elements >= 1 and w.bytes_moved:
+                    out.append(Candidate(Fact("bytes", w.bytes_moved / elements, f"{v} bytes per element for {where}",
+                                              v, params, topic="traffic"), cue=PER_ELEMENT))
+        for v, w in works.items():  # "the fused kernel moves 1/4 of eager's traffic": a share of another's bytes
+            for o, wo in works.items():
+                if v != o and wo.bytes_moved and 0 < w.bytes_moved < wo.bytes_moved:
+                    out.append(Candidate(Fact("fraction", w.bytes_moved / wo.bytes_moved,
+                                              f"{v} traffic as a share of {o}'s for {where}", None, params,
+                                              topic="traffic"), cue=TRAFFIC_SHARE, compares=frozenset({v, o})))
         for i, c in enumerate(out):
             if c.fact.kind == "ratio" and c.fact.variant is None and c.compares is None:
                 # the model's own ratios compare the variants

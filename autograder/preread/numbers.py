@@ -433,6 +433,28 @@ def _labelled(text: str, found: list[Stated], taken: _Taken, add: Callable[[Stat
             add(Stated(text[a:b], a, b, unit, n, readings, unitless=True))
 
 
+# "1/4 of the traffic", "a quarter of eager's bytes", "half the data": a share of another's bytes
+_SHARE_OF = rule(
+    "number.share_of",
+    "a share written as a fraction or in words before 'of the traffic / bytes': '1/4 of the traffic', 'a quarter "
+    "of eager's bytes', 'half the data'",
+    r"(?<![\w./])(\d{1,2}\s?/\s?\d{1,3}|an? (?:quarter|third|fifth|eighth)|one (?:quarter|third|fourth|fifth|eighth)|"
+    r"half|a half)(?=\s+(?:of\s+)?(?:the\s+|its\s+)?(?:[\w#]+['’]s\s+|[\w-]+\s+){0,2}?"
+    r"(?:traffic|bytes|data|memory traffic)\b)",
+    ("1/4 of the traffic", "a quarter of eager's bytes", "half the data", "one fourth of the unfused traffic"),
+    ("1/4 of the time", "half as fast"),
+)
+_SHARES = {"quarter": 0.25, "fourth": 0.25, "third": 1 / 3, "fifth": 0.2, "eighth": 0.125, "half": 0.5}
+# "x3.9 speedup", "a ×4 reduction in traffic": a factor written before its number
+_PREFIX_FACTOR = rule(
+    "number.prefix_factor",
+    "a factor written before its number: 'a speedup of x3.9', '×4 less traffic', 'speedup: x3.87'",
+    r"(?<![\w.#)])(?<![\d#)] )[x×](\d+(?:[.,]\d+)?)(?![\w%/]|[.,]\d|\s*[x×]\s*\d|\s*(?:[kmgt]i?b|bytes?|µs|us|ms)\b)",
+    ("a speedup of x3.9", "×4 less traffic", "speedup: x3.87", "is x3.9."),
+    ("4096x4096", "x86_64", "x 4096", "128 x128", "8 ×33.5 MB"),
+)
+
+
 _BOUND = named('number.bound',
     "a bound before a number ('below 1x', 'more than 4,000 GB/s') makes it not a value to check",
         ('below ', 'more than ', 'at least about '),
@@ -573,6 +595,15 @@ def extract(text: str) -> list[Stated]:
         add(Stated(back.group(1), back.start(1), back.end(1), nxt.unit, n, readings, unitless=True))
     _listed_ratios(text, found, taken, add)
     _launch_ellipsis(text, found, taken, add)
+    for m in _SHARE_OF.finditer(text):
+        word = next((v for k, v in _SHARES.items() if k in m.group(1).lower()), None)
+        share = word if word is not None else to_float(m.group(1).replace(" ", ""))
+        if share and not taken.overlaps(m.start(1), m.end(1)):
+            add(Stated(m.group(1), m.start(1), m.end(1), "", share, (Reading("fraction", share),), unitless=True))
+    for m in _PREFIX_FACTOR.finditer(text):
+        n = to_float(m.group(1).replace(",", "."))
+        if n is not None and not taken.overlaps(m.start(), m.end()):
+            add(Stated(m.group(0), m.start(), m.end(), "x", n, (Reading("ratio", n),)))
     # "below 1x", "more than 4,000 GB/s": a bound, not a value to check (a count of launches still is one:
     # "the guards cost more than four launches")
     return sorted((s for s in found if s.kind == "launches" or not _BOUND.search(text[max(0, s.start - 40):s.start])),

@@ -79,3 +79,21 @@ def test_overhead_said_of_wall_time_is_no_wrong_conclusion(lessons):  # noqa: F8
     g = grade(lessons, "04_fusion", "explain_headline",
               "The wall speedup is 0.84x: per call the time is dominated by launch overhead.")
     assert "wrong_conclusion" not in g.flags, g.comment
+
+
+@pytest.mark.parametrize(("text", "number", "verdict"), [
+    # a share of another variant's traffic, as a fraction, in words or in per cent
+    ("The fused kernel moves about 1/4 of the traffic of eager.", "1/4", "match"),
+    ("The fused kernel moves 25 % of eager's traffic.", "25 %", "match"),
+    ("The fused kernel moves half the data of eager.", "half", "unmatched"),
+    # per element, not per call
+    ("The fused kernel moves 4 bytes per element.", "4 bytes", "match"),
+    ("Eager moves 8 bytes per element.", "8 bytes", "unmatched"),  # 8 accesses of 2 bytes: 16
+    # a factor written before its number
+    ("The GPU-time speedup is x3.9.", "x3.9", "match"),
+    # CPU dispatch per launch is not measured: neither credited nor another case's figure
+    ("Eager costs ~10 µs of dispatch per launch.", "10 µs", "unchecked"),
+])
+def test_shares_per_element_prefix_factors_and_dispatch(lessons, text, number, verdict):  # noqa: F811
+    g = grade(lessons, "04_fusion", "explain_headline", text)
+    assert verdicts(g).get(number) == verdict, g.comment
