@@ -28,6 +28,8 @@ _WORDS = {
     "dois": 2, "duas": 2, "três": 3, "quatro": 4, "sete": 7, "oito": 8, "dez": 10,
     "un seul": 1, "une seule": 1, "un solo": 1, "un único": 1, "um único": 1, "um só": 1, "ein einziger": 1,
     "einen einzigen": 1, "einem einzigen": 1,
+    # "un kernel", "einen Kernel", "um kernel": one (read only before a kernel or launch word)
+    "ein": 1, "einen": 1, "einem": 1, "un": 1, "une": 1, "uno": 1, "um": 1, "nur einen": 1,
 }
 _OTHER_WORDS = "|".join(sorted((w for w in _WORDS if w not in ("half", "twice")), key=len, reverse=True))
 _DECIMAL = {"kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12}
@@ -213,7 +215,7 @@ _LAUNCHES = named('number.launches',
         ('4 kernels', 'one fused kernel', 'a single launch', 'cuatro kernels', 'vier Kerneln'),
         ('kernels',))(
     r"(?<![\w.])(\d+|" + _WORD_N[1:-1] + "|" + _OTHER_WORDS + r")[^\S\n]+(?:[\w.-]+[^\S\n]+){0,2}?"
-    r"(?P<u>kernels?|kerneln|launch(?:es)?|núcleos?|noyaux|lanzamientos?|lancements?|lançamentos?|Kernel-?Starts?|Starts)\b",
+    r"(?P<u>kernels?|kerneln|launch(?:es)?|núcleos?|noyaux|noyau|lanzamientos?|lancements?|lançamentos?|Kernel-?Starts?|Starts)\b",
     re.I,
 )
 # "4 vs 1" in a sentence about kernels: two launch counts; "…, so 4" right after: their ratio
