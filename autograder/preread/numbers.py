@@ -265,6 +265,14 @@ _BY = named('number.faster_by', "a factor after 'faster/beats ... by': 'beats co
     r"\b(?:beats?|beating|wins?|winning|faster|slower|ahead|behind|loses?|outperforms?)\b[^.;:!?\d%#]{0,30}?"
     r"\bby\s+(?:a factor of\s+)?" + _APPROX + _N + _NOT_A_VALUE, re.I
 )
+# "torch/eager = 0.13", "B_eager / B_fused ≈ 4.0": a ratio of two named things
+_NAMED_QUOTIENT = rule(
+    "number.named_quotient",
+    "a bare number that is the quotient of two named things: 'torch/eager = 0.13', 'B_eager / B_fused ≈ 4.0'",
+    r"(?<![\w.])[A-Za-z_][\w.]*\s*/\s*[A-Za-z_][\w.]*\s*(?:=|≈|~)\s*(?:~\s*)?" + _N + _NOT_A_VALUE,
+    ("torch/eager = 0.13", "B_eager / B_fused ≈ 4.0"),
+    ("n/3 ≈ 1365", "2n/(3s) = 1365"),
+)
 # "71.1 µs / 18.4 µs = 3.86": a ratio of two stated figures
 _QUOTIENT = named('number.quotient', "the result of dividing two stated figures: '71.1 µs / 18.4 µs = 3.86'",
         ('71.1 µs / 18.4 µs = 3.86', '268 MB / 67 MB = 4'),
@@ -295,10 +303,11 @@ _OF_PEAK = named('number.of_peak', "a bare fraction of a ceiling: '0.45 of the p
 _CARRY = named('number.carried_unit',
     "right after a number with a unit, a bare number compared with it takes its unit: ' vs 1.8', ' "
     "against 0.17'",
-        (' vs 1.8', ' against 0.17', ' (gpu) vs 0.8', ' at #### vs ~51', ' and fp32\'s 50', ' contra 1'),
+        (' vs 1.8', ' against 0.17', ' (gpu) vs 0.8', ' at #### vs ~51', ' and fp32\'s 50', ' contra 1',
+         ' at n = #### vs 51.3', ', between ####\'s 785', ' peak on the tensor cores vs 50.49'),
         (' and then',))(
-    r"\s*(?:\([^()]{0,20}\)\s*)?(?:[\w#'’-]+,?\s+){0,3}?,?\s*(?:\)\s*)?"
-    r"(?:(?:against|vs\.?|versus|compared (?:to|with)|contra|contre|gegen|frente a|statt)\s+"
+    r"\s*(?:\([^()]{0,20}\)\s*)?(?:[\w#'’=-]+,?\s+){0,5}?,?\s*(?:\)\s*)?"
+    r"(?:(?:against|vs\.?|versus|compared (?:to|with)|contra|contre|gegen|frente a|statt|between)\s+"
     r"(?:(?:the\s+)?[A-Za-z]+\s+)?"
     r"|(?:to|and|or|→|->|y|und|et|e)\s+)(?:(?:the\s+)?[\w#]+['’]s\s+)?" + _APPROX + _N + _NOT_A_VALUE,
     re.I,
@@ -559,7 +568,8 @@ def extract(text: str) -> list[Stated]:
         n = to_float(m.group(1))
         if n is not None and not taken.overlaps(m.start(), m.end()) and (m.group(0) != m.group(1) or n == 2):
             add(Stated(m.group(0), m.start(), m.end(), "times", n, (Reading("ratio", n),)))
-    named = ((_OF_PEAK, "fraction"), (_NAMED_LAUNCHES, "launches"), (_QUOTIENT, "ratio"), (_BY, "ratio"),
+    named = ((_OF_PEAK, "fraction"), (_NAMED_LAUNCHES, "launches"), (_QUOTIENT, "ratio"), (_NAMED_QUOTIENT, "ratio"),
+             (_BY, "ratio"),
              (_NAMED_RATIO, "ratio"), (_NAMED_FRACTION, "fraction"))
     for pat, kind in named:
         for m in pat.finditer(text):
