@@ -43,6 +43,12 @@ def verdicts(g: ExplanationGrade) -> dict[str, str | None]:
     # a carried unit carries on down the list, across a dtype's name and a possessive
     ("03_roofline", "explain_small", "TF32 peaks at 398 TFLOP/s against 785 for bf16 and 50.5 for plain fp32.",
      ["398 TFLOP/s", "785", "50.5"]),
+    ("03_roofline", "explain_small", "TF32 has a peak of 398 TFLOP/s, between bf16's 785 and fp32's 50.",
+     ["398 TFLOP/s", "785", "50"]),
+    ("03_roofline", "explain_small", "TF32 reaches 352 TFLOP/s at n = 4096 vs 51.3 in fp32.", ["352 TFLOP/s", "51.3"]),
+    # a quotient of two named things; one launch in other languages
+    ("05_softmax", "explain_long_rows", "GPU time ratio torch/eager = 0.13.", ["0.13"]),
+    ("04_fusion", "explain_headline", "Die fusionierte Version startet nur einen Kernel.", ["nur einen Kernel"]),
 ])
 def test_a_right_figure_written_so_is_credited(lessons, lesson, grade_id, text, right):  # noqa: F811
     g = grade(lessons, lesson, grade_id, text)
