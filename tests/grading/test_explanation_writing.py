@@ -112,3 +112,11 @@ def test_a_right_conclusion_about_overhead_is_no_wrong_conclusion(lessons, lesso
 def test_shares_per_element_prefix_factors_and_dispatch(lessons, text, number, verdict):  # noqa: F811
     g = grade(lessons, "04_fusion", "explain_headline", text)
     assert verdicts(g).get(number) == verdict, g.comment
+
+
+def test_a_long_table_names_each_rows_method_in_a_cell_of_its_own(lessons):  # noqa: F811
+    # eager's 97.5 µs is its wall time: in a row that says gpu_time it is misattributed
+    text = ("| variant | method | time (µs) |\n|---|---|---|\n"
+            "| eager | gpu_time | 97.5 |\n| eager | wall_per_call | 97.5 |\n| compiled | gpu_time | 18.4 |")
+    g = grade(lessons, "04_fusion", "explain_headline", text)
+    assert [f.verdict for f in g.found] == ["misattributed", "match", "match"], g.comment
