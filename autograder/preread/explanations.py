@@ -411,8 +411,8 @@ def _back(f: FoundNumber, original: str, origin: list[int]) -> FoundNumber:
         return f
     # up to where the next character of the normalised text came from ("\SI{71.1}{\micro\second}" whole)
     a, b = origin[f.span[0]], max(origin[max(f.span[0], f.span[1] - 1)] + 1, origin[f.span[1]])
-    while b > a + 1 and original[b - 1].isspace():
-        b -= 1
+    while b > a + 1 and (original[b - 1].isspace() or original[b - 1] in "*_`"):
+        b -= 1  # not the closing mark of "**71 µs**"
     return f.model_copy(update={"span": (a, b), "text": original[a:b]})
 
 

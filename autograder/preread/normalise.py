@@ -17,6 +17,14 @@ from .rules import rule
 
 __all__ = ["normalise"]
 
+_EMPHASIS = rule(
+    "format.emphasis",
+    "markdown emphasis or inline code around words ('**71 µs**', '_3.9x_', '`18.4 µs`'): the words alone (not "
+    "'2**24', 'gpu_time' nor a code fence)",
+    r"(?<![\w*`\\])(\*\*|\*|__|_|`)(?=[^\s*_`])([^*`\n]{1,80}?)(?<=[^\s*_`])\1(?![\w*`])",
+    ("**71 µs**", "_3.9x_", "`18.4 µs`", "*eager*"),
+    ("2**24", "gpu_time", "```", "a * b"),
+)
 _SUPERSCRIPT = {"⁰": "0", "¹": "1", "²": "2", "³": "3", "⁴": "4", "⁵": "5", "⁶": "6", "⁷": "7", "⁸": "8", "⁹": "9"}
 
 _LATEX_COMMAND = rule(
@@ -169,6 +177,8 @@ def _rewrite(text: str, origin: list[int], pattern: re.Pattern[str],
 def normalise(text: str) -> tuple[str, list[int]]:
     """(plain text, for each of its characters the index in ``text`` it came from; one more for the end)."""
     origin = list(range(len(text) + 1))
+    if any(c in text for c in "*_`"):
+        text, origin = _rewrite(text, origin, _EMPHASIS, lambda m: [(m.group(2), m.start(2))])
     if "\\" in text or "$" in text:
         text, origin = _rewrite(text, origin, _LATEX_SI, lambda m: (
             [(m.group(3), m.start(3))] if m.group(3) is not None

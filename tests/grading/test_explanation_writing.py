@@ -120,3 +120,9 @@ def test_a_long_table_names_each_rows_method_in_a_cell_of_its_own(lessons):  # n
             "| eager | gpu_time | 97.5 |\n| eager | wall_per_call | 97.5 |\n| compiled | gpu_time | 18.4 |")
     g = grade(lessons, "04_fusion", "explain_headline", text)
     assert [f.verdict for f in g.found] == ["misattributed", "match", "match"], g.comment
+
+
+def test_markdown_emphasis_and_inline_code_around_a_figure(lessons):  # noqa: F811
+    g = grade(lessons, "04_fusion", "explain_headline",
+              "In GPU time **eager** takes **71 µs** and `compiled` takes `18.4 µs`; speedup _3.9x_.")
+    assert verdicts(g) == {"71 µs": "match", "18.4 µs": "match", "3.9x": "match"}, g.comment
