@@ -25,6 +25,14 @@ _EMPHASIS = rule(
     ("**71 µs**", "_3.9x_", "`18.4 µs`", "*eager*"),
     ("2**24", "gpu_time", "```", "a * b"),
 )
+_DOT_GROUPS = rule(
+    "format.dot_groups",
+    "digit groups separated by dots ('3.777 GB/s', '268.435.456 Bytes') in a text that writes decimal commas: "
+    "one number, as German, Spanish and Portuguese write it",
+    r"(?<![\d.,])[1-9]\d{0,2}(?:\.\d{3})+(?![\d]|[.,]\d)",
+    ("3.777 GB/s", "268.435.456 Bytes"),
+    ("3.77 GB/s", "0.845", "1.2345"),
+)
 _SUPERSCRIPT = {"⁰": "0", "¹": "1", "²": "2", "³": "3", "⁴": "4", "⁵": "5", "⁶": "6", "⁷": "7", "⁸": "8", "⁹": "9"}
 
 _LATEX_COMMAND = rule(
@@ -146,6 +154,11 @@ _COMMANDS = {
 }
 
 
+def _without_dots(number: str) -> list[tuple[int, str]]:
+    """The digit runs of ``number`` and where each starts in it ("3.777" -> [(0, "3"), (2, "777")])."""
+    return [(m.start(), m.group(0)) for m in re.finditer(r"\d+", number)]
+
+
 def _comma(m: re.Match[str]) -> int:
     return m.start(1) if m.group(1) is not None else m.start(2)
 
@@ -195,6 +208,10 @@ def normalise(text: str) -> tuple[str, list[int]]:
     text, origin = _rewrite(text, origin, _SPACE_GROUPS, lambda m: [
         (m.group(1), m.start(1)),
         *((m.group(2)[i + 1:i + 4], m.start(2) + i + 1) for i in range(0, len(m.group(2)), 4))])
+    if _DECIMAL_COMMA.search(text) and re.search(r"\d,\d", text) and not re.search(r"\d\.\d{1,2}(?!\d)", text):
+        # a text of decimal commas (and no decimal point): "3.777 GB/s" is three thousand seven hundred and 77
+        text, origin = _rewrite(text, origin, _DOT_GROUPS, lambda m: [
+            (piece, m.start() + i) for i, piece in _without_dots(m.group(0))])
     text, origin = _rewrite(text, origin, _DECIMAL_COMMA, lambda m: [
         (m.group(0)[:_comma(m) - m.start()], m.start()), (".", _comma(m)),
         (m.group(0)[_comma(m) + 1 - m.start():], _comma(m) + 1)])

@@ -48,6 +48,8 @@ def verdicts(g: ExplanationGrade) -> dict[str, str | None]:
     ("03_roofline", "explain_small", "TF32 reaches 352 TFLOP/s at n = 4096 vs 51.3 in fp32.", ["352 TFLOP/s", "51.3"]),
     # a quotient of two named things; one launch in other languages
     ("05_softmax", "explain_long_rows", "GPU time ratio torch/eager = 0.13.", ["0.13"]),
+    # dots as digit groups in a text of decimal commas
+    ("04_fusion", "explain_headline", "In GPU-Zeit erreicht eager 3.777 GB/s bei 71,1 µs.", ["3.777 GB/s", "71,1 µs"]),
     ("04_fusion", "explain_headline", "Die fusionierte Version startet nur einen Kernel.", ["nur einen Kernel"]),
 ])
 def test_a_right_figure_written_so_is_credited(lessons, lesson, grade_id, text, right):  # noqa: F811
