@@ -198,7 +198,7 @@ _UNITS: list[tuple[str, re.Pattern[str]]] = [
         ('4x', '3.9×', '4 times', '4-fold', '3.9-mal', '3.2 veces', '4 fois'),
         ('4096 x 4096', '3 × n'))(
         _N + _RANGE + r"[^\S\n]*(?P<u>x|×|times|-fold|fold|-?mal|-?fach|veces|fois|vezes)(?![\w])(?!\s*[\d#])"
-        r"(?!\s*[A-Za-z](?![A-Za-z]))", re.I)),
+        r"(?!\s*[A-Za-z](?![A-Za-zÀ-ÿ]))", re.I)),
 ]
 # "seven times faster", "four times the traffic", "twice as fast" (not "read four times": a count)
 _WORD_RATIO = named('number.word_ratio',
