@@ -400,6 +400,16 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
     given = _best(s, [c for c in elsewhere if c.fact.given], rel)
     if given is not None:
         return base.model_copy(update={"matches": given.fact.label, "verdict": "given"})
+    # a figure of this case that the sentence's words rule out (another comparison's ratio, a ceiling said of a
+    # kernel), to within rounding: named, never credited ("the multiply takes 15x longer than the add": 15x is
+    # bf16 over fp32)
+    ruled_out = [c for k in kinds for c in book.of_kind(ctx.params, k)
+                 if not c.fact.given and c.fact.topic not in ("ceiling", "cache") and (id(c) not in variant_ok
+                                                                                       or not cued(c))]
+    other = _best(s, ruled_out, CLOSE)
+    if other is not None and not cues.unchecked:
+        return base.model_copy(update={"verdict": "misattributed",
+                                       "actually": f"{other.fact.label} (a figure of something else here)"})
     if cues.unchecked and s.kind == "time":
         return base.model_copy(update={"verdict": "unchecked"})
     return base

@@ -254,8 +254,8 @@ def test_a_figure_written_to_three_digits_is_the_fact_it_equals(lessons):
     ("At 4096 TF32 is 6.9x faster than fp32.", "6.9x", "match"),
     # the ratio of TF32 to bf16 is not what a sentence comparing TF32 with fp32 says
     ("TF32 is 1.5x faster than fp32.", "1.5x", "unmatched"),
-    # the lesson's bf16-over-fp32 quantity is not a ratio of the multiply and the add
-    ("The multiply takes 15x longer than the add.", "15x", "unmatched"),
+    # the lesson's bf16-over-fp32 ratio is not a ratio of the multiply and the add: named, not credited
+    ("The multiply takes 15x longer than the add.", "15x", "misattributed"),
 ])
 def test_a_ratio_of_two_dtypes_needs_the_other_dtype_and_the_right_direction(lessons, text, number, verdict):
     g = grade(lessons, "03_roofline", "explain_small", text)
