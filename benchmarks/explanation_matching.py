@@ -122,6 +122,35 @@ def tally(entry: Entry, g: ExplanationGrade, t: Tally) -> None:
     t.add("band_right", grade_of(g.suggested_fraction) == entry.grade)
 
 
+def misses(entry: Entry, g: ExplanationGrade) -> list[str]:
+    """Every miss of one explanation, one line each: a right figure not credited, a misattribution not named
+    so, a false credit, a finding over no annotated number, a suggested score out of the TA's band."""
+    found = g.found if all(f.span for f in g.found) else _locate(entry.text, g.found)
+    out: list[str] = []
+    used: set[int] = set()
+    for s in entry.spans:
+        hits = [i for i, f in enumerate(found) if _overlap(f, s.start, s.end)]
+        used.update(hits)
+        f = found[hits[0]] if hits else None
+        deserves = s.label not in ("given", "misattributed", "wrong")
+        verdict = f.verdict if f else "not read"
+        what = f" ({f.matches or f.actually or f.about})" if f else ""
+        if deserves and not (f and _is_credit(f)):
+            out.append(f"  missed   [{s.text}|{s.label}]: {verdict}{what}")
+        elif not deserves and f and _is_credit(f):
+            out.append(f"  FALSE    [{s.text}|{s.label}]: credited as {f.matches}")
+        elif s.label == "misattributed" and verdict != "misattributed":
+            out.append(f"  unnamed  [{s.text}|{s.label}]: {verdict}{what}")
+    for i, f in enumerate(found):
+        if i not in used and f.verdict != "given":
+            out.append(f"  extra    {f.text!r}: {f.verdict} ({f.matches or f.actually or f.about})")
+    if grade_of(g.suggested_fraction) != entry.grade:
+        out.append(f"  band     {entry.grade}, suggested {g.suggested_fraction:.2f} {g.flags}: "
+                   f"{g.comment[g.comment.find('Wrong'):] if 'Wrong' in g.comment else ''}"
+                   f"{g.comment[g.comment.find('Missing'):] if 'Missing' in g.comment else ''}")
+    return [f"{entry.name} ({entry.category}, {entry.grade})", *out] if out else []
+
+
 def report(name: str, tallies: dict[str, Tally]) -> list[str]:
     lines = [f"## {name}", "",
              f"{'cell':34} {'reading recall':>17} {'reading precision':>17} {'credit precision':>17} "
@@ -173,6 +202,8 @@ def main() -> int:
                          "--corpus DIR: benchmarks/results/explanation-matching-DIRNAME.txt)")
     ap.add_argument("--corpus", type=Path, default=None,
                     help="measure this corpus folder (the held-out format) instead of the two bundled ones")
+    ap.add_argument("--misses", action="store_true",
+                    help="also print every miss of each explanation (to stdout only, not to --out)")
     ap.add_argument("--references", type=Path, default=None,
                     help="reference store to judge --corpus against (default: CORPUS/references, else references/)")
     args = ap.parse_args()
@@ -222,6 +253,14 @@ def main() -> int:
                             run(old, entries, lessons[name]))
     text = "\n".join(lines)
     print(text)
+    if args.misses:
+        for name, entries in sets.items():
+            for e in entries:
+                spec, ref = lessons[name][e.lesson]
+                ex = next(x for x in spec.explanations if x.grade_id == e.grade_id)
+                lines_of = misses(e, grade_explanation(e.text, spec, ex, ref))
+                if lines_of:
+                    print("\n".join(lines_of))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text + "\n", encoding="utf-8")
     return 0

@@ -33,6 +33,7 @@ from .blocks import Block, Cell, blocks
 from .blocks import cells as table_cells
 from .numbers import Reading, Stated, extract
 from .rules import FORMULA, named
+from .spellings import with_translations
 
 __all__ = ["Attributed", "Context", "attribute"]
 
@@ -66,7 +67,12 @@ _NEW_ITEM = named('sentence.new_item',
 _PAIR = named('subject.pair',
     "right after a number, 'vs 25', '/ 18.4': the number is one side of a comparison, no one variant's",
         (' vs 25', ' / 18.4', ' compared to about 3'),
-        (' kernels',))(r"\s*(?:vs\.?|versus|against|compared (?:to|with)|/)\s*(?:~|≈|about\s+)?\d", re.I)
+        (' kernels',))(r"\s*(?:vs\.?|versus|against|compared (?:to|with)|instead of|statt|anstatt|frente a|contre|"
+                       r"contra|en lugar de|au lieu de|em vez de|/)\s*(?:~|≈|about\s+)?\d", re.I)
+_LABEL_AHEAD = named('subject.label_ahead',
+    "a variant followed by ':' or '=' labels the number after it, not the one before ('137 GFLOP (add: 16.8')",
+        (': 16.8', ' = 25 µs'),
+        (' kernel',))(r"\s*[:=]\s*[~≈]?\s*\d")
 _COPULA = named('subject.copula', "'X is a single fused kernel': the word inside the number describes the subject X",
         ("because it's ", 'is just ', 'was '),
         ('moves ',))(r"\b(?:is|it's|it’s|it is|being|was)\s+(?:just\s+|only\s+|still\s+)?$", re.I)
@@ -82,21 +88,23 @@ _THAN = named('subject.than',
         ('faster than ', 'speedup over ', 'compared to the ', 'schneller als '),
         ('the ',))(
     r"\b(?:than|as|like|unlike|vs\.?|versus|against|compared (?:to|with)|over|relative to|als|que|sobre|"
-    r"par rapport (?:à|au)|gegenüber|frente a)\s+(?:the\s+|that of\s+|for\s+)?$", re.I
+    r"par rapport (?:à|au)|gegenüber|frente a|instead of|statt|anstatt|contre|contra|en lugar de|au lieu de|"
+    r"em vez de)\s+(?:the\s+|that of\s+|for\s+)?$", re.I
 )
 #: between a number and the variant it is said of: "41 µs for the library kernel", "0.31 FLOP/B unfused",
 #: "7 µs for the three eager kernels"
 _RIGHT_AFTER = named('subject.right_after',
     "between a number and the variant right after it: '41 µs for the library kernel', '0.31 FLOP/B "
     "unfused'",
-        (' for the ', ' ', ' of the three '),
+        (' for the ', ' ', ' of the three ', ' no ', ' für die ', ' pour la ', ' en el '),
         (' and then the ',))(
-    r"^\s*(?:\(\s*)?(?:(?:for|of|in|on|by|with|from)\s+)?(?:the\s+|an?\s+|a single\s+|one\s+)?"
+    r"^\s*(?:\(\s*)?(?:(?:for|of|in|on|by|with|from|no|na|do|da|para|en|del|im|beim|bei|für|pour|du|des)\s+)?"
+    r"(?:the\s+|an?\s+|a single\s+|one\s+|el\s+|la\s+|le\s+|les\s+|die\s+|der\s+|den\s+|o\s+|a\s+)?"
     r"(?:\d+\s+|(?:two|three|four|five|six|seven|eight)\s+)?$", re.I)
 #: a variant that labels the number: "eager: 11 µs", "eager's 27 µs", "compiled = 9 µs"
 _LABELS = named('subject.label', "a variant that labels the number: 'eager: 11 µs', 'eager's 27 µs', 'compiled = 9 µs'",
         (': ', "'s ", ' = about '),
-        (' moves ',))(r"^(?:\s*[:=–(]|['’]s)\s*(?:~|≈|about\s+|only\s+|just\s+)?$", re.I)
+        (' moves ', ' with '))(r"^(?:\s*[:=–(]|['’]s)\s*(?:~|≈|about\s+|only\s+|just\s+)?$", re.I)
 #: words that bring a sentence back to the cell's own case
 _HERE = named('case.here',
     "words that bring a sentence back to the cell's own case ('here', 'in this case'; 'at this size' "
@@ -259,10 +267,19 @@ def _variant(num: Stated, text: str, names: _Names, sentence: tuple[int, int],
     right_after = [
         m for m in names.between(num.end, min(sentence[1], num.end + LOOKBACK))
         if not _NEW_ITEM.search(text[num.end:m.end + 3]) and _RIGHT_AFTER.match(text[num.end:m.start])
+        and not _LABEL_AHEAD.match(text, m.end)  # "137 GFLOP (add: 16.8 MFLOP)": the add labels the next number
     ]
     if right_after:
         return right_after[0].variant
-    if _tail(_THAN, text, sentence[0], num.start) or _PAIR.match(text, num.end):
+    pair = _PAIR.match(text, num.end)
+    if pair and not _tail(_THAN, text, sentence[0], num.start):
+        # "eager moves 268 MB vs 67 MB for fused": the subject before, the other variant after the pair
+        last = names.last_subject(clause[0], num.start)
+        after = [m for m in names.between(pair.end(), min(sentence[1], pair.end() + LOOKBACK))
+                 if _RIGHT_AFTER.match(re.sub(r"^[\d.,]*\s*\S*", "", text[pair.end():m.start], count=1))]
+        if last is not None and after and after[0].variant not in (None, names.subjects[last].variant):
+            return names.subjects[last].variant
+    if _tail(_THAN, text, sentence[0], num.start) or pair:
         return None  # "slower than four aten launches", "174 µs vs 25 µs": one side of a comparison
     labels = [m for m in names.between(max(sentence[0], num.start - LOOKBACK), num.start)
               if m.end <= num.start and _LABELS.match(text[m.end:num.start])]
@@ -289,11 +306,15 @@ def _variant(num: Stated, text: str, names: _Names, sentence: tuple[int, int],
     return None
 
 
-def _other(num: Stated, names: _Names, sentence: tuple[int, int], subject: str | None) -> str | None:
+def _other(num: Stated, names: _Names, sentence: tuple[int, int], subject: str | None,
+           segment: tuple[int, int] | None = None) -> str | None:
     """The variant the sentence compares the number's subject with: the nearest name after "than", "vs",
-    "compared to" in its sentence ("3.9x faster than eager", "compared with eager, fused is 3.9x faster")."""
+    "compared to" in its stretch of the sentence (since the last ';' or contrast: "eager 268 vs fused 67;
+    speedup 3.85" compares nothing at the 3.85) ("3.9x faster than eager", "compared with eager, fused is 3.9x
+    faster")."""
     best: tuple[int, str] | None = None
-    lo, hi = max(sentence[0], num.start - MAX_SENTENCE // 4), min(sentence[1], num.end + MAX_SENTENCE // 4)
+    a, b = segment or sentence
+    lo, hi = max(a, num.start - MAX_SENTENCE // 4), min(b, num.end + MAX_SENTENCE // 4)
     i0 = bisect.bisect_left(names.starts, lo)
     for i in range(i0, bisect.bisect_left(names.starts, hi)):
         m = names.names[i]
@@ -412,13 +433,32 @@ _CASE_TAIL = named('case.tail',
 )
 
 
+_POWER_HEAD = named('table.power_head',
+    "a column header saying its cells are exponents of two ('2^k', 'log2 n', 'k', 'log₂(N)'): a row's '24' is 2^24",
+        ('2^k', 'log2 n', 'k', 'log₂(N)', '2^#'),
+        ('kernels', 'n'))(r"^\s*(?:2\s*\^\s*[\w#]+|log_?(?:2|₂)\s*\(?\s*\w*\)?|k)\s*$", re.I)
+
+
+def _row_case(cell: Cell, text: str, workload: Workload) -> dict[str, ParamValue]:
+    """The case a row names by an exponent under a '2^k' column ("| 24 | 97.5 | ..."), else none."""
+    if len(cell.heads) < 3:
+        return {}
+    row, corner = cell.heads[1], cell.heads[2]
+    exponent = re.fullmatch(r"\s*(\d{1,2})\s*", text[row[0]:row[1]])
+    if exponent is None or not _POWER_HEAD.match(text[corner[0]:corner[1]]):
+        return {}
+    got = [m.params for m in workload.mentions(f"at 2^{exponent.group(1)}") if m.params]
+    return dict(got[0]) if got else {}
+
+
 def _in_table(num: Stated, cell: Cell, text: str, case: Mapping[str, ParamValue], cases: _Cases,
-              names: _Names, known: Sequence[Mapping[str, ParamValue]]) -> Attributed:
+              names: _Names, known: Sequence[Mapping[str, ParamValue]],
+              row_case: Mapping[str, ParamValue] | None = None) -> Attributed:
     """A number in a table cell: the variant its column or row header names, the case its row, column or
     corner names (else the cell's own text, else the explanation's case)."""
     spans = [(cell.start, cell.end), *cell.heads]
     variant = next((m.variant for a, b in spans for m in names.between(a, b)), None)
-    params, named = dict(case), dict[str, ParamValue]()
+    params, named = {**case, **(row_case or {})}, dict(row_case or {})
     for a, b in reversed(spans):
         for i in cases.in_range(a, b):
             m = cases.cases[i]
@@ -450,14 +490,43 @@ class Frame:
     names: list[Mention]  # where the text names a variant (or all of them: variant None)
 
 
+_TILE = named('case.tile_shape',
+    "a shape of tiles or blocks ('64 tuiles de 128 × 128', '128x128 Kacheln') is the kernel's tiling, not a case",
+        ('tuiles de ', 'tiles of ', 'Kacheln von ', 'bloques de '),
+        ('matrices of ', 'at '))(r"\b(?:tiles?|tuiles?|Kacheln|Kachel|bloques|blocos|blocks?|mosaicos)\s+"
+                                  r"(?:of|de|von|aus|do|da)\s*$",
+                                  re.I)
+_TILE_AFTER = named('case.tile_shape_after',
+    "a shape right before a word for tiles or blocks ('128 × 128 tiles', '128x128-Kacheln') is not a case",
+        (' tiles', '-Kacheln', ' tuiles', ' bloques'),
+        (' matrix',))(r"^[\s-]*(?:tiles?|tuiles?|Kacheln|bloques|blocos|blocks?)\b", re.I)
+
+
+_SIZE_IS_VALUE = named('case.size_is_value',
+    "a power of two right before a unit of bytes or FLOPs ('2^31 FLOP', '2^22 B') is a count, not a case",
+        (' FLOP', ' B', ' bytes', ' MiB'),
+        (' elements', ' x 4096'))(r"^\s*(?:[kmgt]i?b\b|bytes?\b|(?-i:B)\b|[kmgtp]?flops?\b|octets?\b)", re.I)
+
+
+def _not_tiles(mentioned: list[Mention], text: str) -> list[Mention]:
+    """The lesson's case mentions less those that are no case: a tiling ('tiles of 128 x 128') or a count
+    written as a power of two ('2^31 FLOP')."""
+    return [m for m in mentioned
+            if m.variant is not None or not m.params or "dtype" in m.params
+            or not (_TILE.search(text[max(0, m.start - 24):m.start]) or _TILE_AFTER.match(text[m.end:m.end + 12])
+                    or (re.fullmatch(r"2\s?(?:\^|\*\*)\s?\d{1,2}", text[m.start:m.end])
+                        and _SIZE_IS_VALUE.match(text[m.end:m.end + 12])))]
+
+
 def frame(text: str, workload: Workload) -> Frame:
-    mentioned = sorted(_lesson_mentions(workload, text), key=lambda m: m.start)
+    mentioned = _not_tiles(sorted(_lesson_mentions(workload, text), key=lambda m: m.start), text)
     masked = _mask(text, mentioned)
     blks = blocks(masked)
     # a line of a code block is a sentence of its own (pasted output: one record a line)
     sentences = _sentences(masked, [m.end() for b in blks if b.kind == "code"
                                     for m in _NEWLINE.finditer(masked, b.start, b.end)])
-    return Frame(mentioned, masked, blks, sentences, variant_mentions(masked, workload.names_of_variants()))
+    words = with_translations(workload.names_of_variants())
+    return Frame(mentioned, masked, blks, sentences, variant_mentions(masked, words))
 
 
 def attribute(text: str, workload: Workload, case: Mapping[str, ParamValue],
@@ -480,6 +549,7 @@ def attribute(text: str, workload: Workload, case: Mapping[str, ParamValue],
     clause_starts = [a for a, _ in clauses]
     openers = {m.end(): m.group(0) for m in breaks}
     segments = [m.end() for m in _SEGMENT_BREAK.finditer(masked)]
+    seg_starts = [m.start() for m in _SEGMENT_BREAK.finditer(masked)]
     cells = table_cells(masked, blks)
     cell_starts = [c.start for c in cells]
     out = []
@@ -494,7 +564,7 @@ def attribute(text: str, workload: Workload, case: Mapping[str, ParamValue],
         i = bisect.bisect_right(cell_starts, num.start) - 1
         cell = cells[i] if i >= 0 and cells[i].start <= num.start < cells[i].end else None
         if cell is not None:
-            out.append(_in_table(num, cell, text, case, cases, names, known))
+            out.append(_in_table(num, cell, text, case, cases, names, known, _row_case(cell, masked, workload)))
             continue
         sentence = _around(sentences, sentence_starts, num.start)
         clause = _around(clauses, clause_starts, num.start)
@@ -502,12 +572,13 @@ def attribute(text: str, workload: Workload, case: Mapping[str, ParamValue],
         clause = (max(clause[0], sentence[0]), min(clause[1], sentence[1]))
         j = bisect.bisect_right(segments, num.start) - 1
         segment = segments[j] if j >= 0 and segments[j] > sentence[0] else sentence[0]
+        segment_end = min(sentence[1], seg_starts[j + 1] if j + 1 < len(seg_starts) else sentence[1])
         variant = _variant(num, masked, names, sentence, clause, opener, segment)
         params, named = cases.params(num, sentence, known)
         # the words a fact may need ("each", "peak", "L2"): the sentence up to the end of the number's clause
         out.append(Attributed(num, Context(
             variant, params, text[sentence[0]:sentence[1]], sentence[0], named, text[sentence[0]:clause[1]],
-            text[clause[0]:clause[1]], _other(num, names, sentence, variant),
+            text[clause[0]:clause[1]], _other(num, names, sentence, variant, (segment, segment_end)),
             text[num.end:min(sentence[1], num.end + LOOKBACK)], text[max(clause[0], num.start - LOOKBACK):num.start],
             variant_in_clause=any(m.variant == variant for m in names.between(clause[0], clause[1])),
         )))
@@ -519,16 +590,30 @@ _HEAD_UNIT = named('table.head_unit', "the unit a column header names: 'time (µ
         ('time (µs)', 'traffic [MB]', 'gpu_us', 'GB/s'),
         ())(r"\(([^()]{1,12})\)|\[([^\[\]]{1,12})\]|(?:^|[\s_])([^\s_()\[\]]{1,10})\s*$")
 _HEAD_RATIO = named('table.head_ratio', "a column header of ratios: 'speedup', 'ratio', 'x'",
-        ('speedup', 'GPU ratio', 'x'),
-        ('time',))(r"\b(?:speed-?\s?ups?|ratios?|factor)\b|^\s*[x×]\s*$", re.I)
+        ('speedup', 'GPU ratio', 'x', 'wall ×', 'GPU x'),
+        ('time', 'x86'))(r"\b(?:speed-?\s?ups?|ratios?|factor|Faktor|facteur|rapport|Verhältnis|razón|razão|"
+                        r"aceleraci[óo]n|aceleração|accélération|Beschleunigung)\b|(?:^|\s)[x×]\s*$", re.I)
+#: a caption that gives the unit of a table's times: "(times in µs)", "all times in ms", "Zeiten in µs"
+_CAPTION_TIME = named('table.caption_time_unit',
+    "a caption that names the unit of a table's times: '(times in µs)', 'all times are in ms', 'Zeiten in µs'",
+        ('(times in µs.)', 'all times are in ms', 'Zeiten in µs', 'tiempos en µs', 'temps en µs'),
+        ('in time',))(r"\b(?:times?|timings?|Zeiten|tiempos|temps|tempos)\s+(?:are\s+|sind\s+|son\s+|sont\s+)?"
+                      r"(?:in|en|em)\s+(µs|μs|us|ms|ns|s)\b", re.I)
+#: a column header that names a timing method or a time, whose bare numbers are times (in the caption's unit)
+_HEAD_TIME = named('table.head_time', "a column header of times: 'eager wall', 'fused GPU', 'gpu_time', 'time'",
+        ('eager wall', 'fused GPU', 'gpu_time', 'time', 'Zeit'),
+        ('kernels', 'wall ×'))(r"(?<![A-Za-z])(?:wall|gpu|time|times|zeit|tiempo|temps|tempo)(?![A-Za-z])"
+                               r"(?!.*[x×]\s*$)",
+                               re.I)
 _BARE = named('table.bare_number', "a cell that is only a number (it takes its column's unit)",
-        ('71.1', ' ~18 ', '4.2e9'),
-        ('71.1 µs', 'eager'))(r"^\s*[~≈]?\s*(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*$")
+        ('71.1', ' ~18 ', '4.2e9', '100.7 M', '137.4 G'),
+        ('71.1 µs', 'eager', '4 MB'))(r"^\s*[~≈]?\s*(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(?:\s?((?-i:[kKMGT])))?\s*$")
+_SI = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 
 
-def _head_readings(head: str) -> tuple[str, tuple[Reading, ...]] | None:
+def _head_readings(head: str, caption: str | None = None) -> tuple[str, tuple[Reading, ...]] | None:
     """The unit a column header names ("time (µs)", "GB/s", "gpu_us", "kernels", "speedup"): (unit, readings
-    of one of it), or None."""
+    of one of it), or None. ``caption``: the time unit the answer gives its table's times ("(times in µs)")."""
     if _HEAD_RATIO.search(head):
         return "x", (Reading("ratio", 1.0),)
     for m in _HEAD_UNIT.finditer(head):
@@ -539,6 +624,10 @@ def _head_readings(head: str) -> tuple[str, tuple[Reading, ...]] | None:
     got = extract(f"1 {head.strip()}")
     if len(got) == 1 and got[0].kind == "launches":
         return got[0].unit, got[0].readings
+    if caption is not None and _HEAD_TIME.search(head):
+        got = extract(f"1 {caption}")
+        if len(got) == 1 and got[0].kind == "time":
+            return got[0].unit, got[0].readings
     return None
 
 
@@ -546,6 +635,8 @@ def _with_unitless_cells(found: list[Stated], text: str, cells: list[Cell]) -> l
     """``found`` and the bare numbers of table cells whose column header names their unit, in text order."""
     starts = [f.start for f in found]
     extra = []
+    said = _CAPTION_TIME.search(text) if cells else None
+    caption = said.group(1) if said else None
     units: dict[tuple[int, int], tuple[str, tuple[Reading, ...]] | None] = {}
     for c in cells:
         m = _BARE.match(text[c.start:c.end])
@@ -556,13 +647,18 @@ def _with_unitless_cells(found: list[Stated], text: str, cells: list[Cell]) -> l
         if (i < len(found) and found[i].start < b) or (i > 0 and found[i - 1].end > a):
             continue
         if c.column_head not in units:
-            units[c.column_head] = _head_readings(text[c.column_head[0]:c.column_head[1]])
+            units[c.column_head] = _head_readings(text[c.column_head[0]:c.column_head[1]], caption)
         got = units[c.column_head]
         if got is None:
             continue
         n = float(m.group(1))
         unit, readings = got
-        extra.append(Stated(m.group(1), a, b, unit, n, tuple(Reading(r.kind, n * r.value) for r in readings),
+        if m.group(2):  # "100.7 M" under "bytes": an SI prefix on a header's unit
+            if unit == "x" or any(r.kind in ("time", "launches", "ratio", "fraction") for r in readings):
+                continue
+            n, b = n * _SI[m.group(2)], c.start + m.end(2)
+            readings = tuple(Reading(r.kind, r.value) for r in readings if r.value == 1.0) or readings[:1]
+        extra.append(Stated(text[a:b], a, b, unit, n, tuple(Reading(r.kind, n * r.value) for r in readings),
                             unitless=True))
     return sorted([*found, *extra], key=lambda s: s.start) if extra else found
 

@@ -103,12 +103,18 @@ def _column_cells(start: int, body: str) -> list[tuple[int, int]]:
     return out
 
 
-def _grid(rows: list[list[tuple[int, int]]]) -> list[Cell]:
+def _grid(rows: list[list[tuple[int, int]]], text: str = "") -> list[Cell]:
+    """Cells with their headers: the column's, the row's first cell, the corner, and the row's other label
+    cells (no digit in them: "| eager | gpu_time | 71.1 |" says the 71.1 is a GPU time)."""
     header, out = rows[0], []
     for cells_ in rows[1:]:
+        if len(cells_) < 2 <= len(header):
+            continue  # a line of prose among the rows ("traffic model: eager 4 launches, ..."): its own sentence
+        labels = [c for c in cells_[1:] if text and not any(ch.isdigit() for ch in text[c[0]:c[1]])]
         for i, (a, b) in enumerate(cells_):
             col = header[i] if i < len(header) else None
             heads = [c for c in (col, cells_[0] if i else None, header[0]) if c]
+            heads += [c for c in labels if c != (a, b) and c not in heads]
             out.append(Cell(a, b, tuple(heads), col))
     return out
 
@@ -126,7 +132,7 @@ def cells(text: str, found: list[Block] | None = None) -> list[Cell]:
         at += len(line)
         if not body.lstrip().startswith("|"):
             if len(rows) > 1:
-                out += _grid(rows)
+                out += _grid(rows, text)
             header, rows = None, []
             continue
         if re.fullmatch(r"[\s|:-]+", body):
@@ -134,7 +140,7 @@ def cells(text: str, found: list[Block] | None = None) -> list[Cell]:
         rows.append(_pipe_cells(start, body))
         header = header or rows[0]
     if len(rows) > 1:
-        out += _grid(rows)
+        out += _grid(rows, text)
     taken = {c.start for c in out}
     for b in found if found is not None else blocks(text):
         if b.kind == "quote":
@@ -150,5 +156,5 @@ def cells(text: str, found: list[Block] | None = None) -> list[Cell]:
             if len(grid[0]) < 2:
                 continue
         if len(grid) > 1:
-            out += [c for c in _grid(grid) if c.start not in taken]
+            out += [c for c in _grid(grid, text) if c.start not in taken]
     return sorted(out, key=lambda c: c.start)

@@ -12,6 +12,7 @@ negates the claim, is not judged. Lesson-agnostic: the variants' spellings come 
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -20,7 +21,7 @@ from ..records import ParamValue, ReferenceRun
 from ..workload import Workload
 from .rules import GPU, WALL, rule
 
-__all__ = ["Conclusion", "conclusions"]
+__all__ = ["Conclusion", "conclusions", "misconceptions"]
 
 _CLAIM = rule(
     "conclusion.claim",
@@ -161,3 +162,111 @@ def _compared(names: list[Mention], starts: list[int], masked: str, at: int, b: 
         return names[j].variant
     others = [v for v in workload.variants if v != subject]
     return others[0] if len(others) == 1 else None
+
+
+# ---------------------------------------------------------------------------------------------- misconceptions
+# What the framework's timing methods mean, not what a lesson teaches: GPU time replays a CUDA graph (kernels
+# only, no CPU dispatch), so launch or dispatch overhead never explains a GPU-time figure; and launching a
+# kernel costs the same whatever its data, so overhead does not grow with the tensor.
+_OVERHEAD = rule(
+    "conclusion.overhead",
+    "launch, dispatch or Python overhead named as a cause (English, German, Spanish, French, Portuguese)",
+    r"\b(?:launch|dispatch|python|cpu|kernel[- ]launch|start)[- ]?(?:overhead|cost)s?\b|\boverhead\b|"
+    r"Startkosten|Start-?Overhead|sobrecarga|surco[uû]t",
+    ("launch overhead", "the dispatch cost", "Python overhead", "sobrecarga de lanzamiento"),
+    ("the launch count",),
+)
+_EXPLAINS = rule(
+    "conclusion.explains",
+    "words that make the one cause of a figure: 'must be', 'can only be', 'is just', 'is all' (not 'comes from': "
+    "a kernel boundary costs time even in a CUDA graph)",
+    r"\b(?:must be|has to be|can only be|is (?:just|only|all|simply|entirely|purely)|muss|debe ser|doit être|"
+    r"deve ser)\b",
+    ("must be launch overhead", "the gap is just launch overhead", "can only be the launch overhead"),
+    ("is faster", "comes from launching 4 kernels"),
+)
+_GROWS = rule(
+    "conclusion.overhead_grows",
+    "overhead said to grow with the data ('the launch overhead must grow with the tensor size')",
+    r"\boverhead\b[^.;]{0,40}\b(?:grows?|increases?|scales?|rises?)\b[^.;]{0,20}\b(?:with|as)\b[^.;]{0,30}"
+    r"\b(?:size|tensor|data|bytes|elements|n)\b",
+    ("the launch overhead must grow with the tensor size", "overhead grows with the data"),
+    ("the overhead is constant", "the bytes grow with the size"),
+)
+_DENIES = rule(
+    "conclusion.denies_gain",
+    "a measured gain denied: 'does not actually help', 'no real benefit', 'is an artifact', 'bringt nichts'",
+    r"\b(?:(?:does|do|did)(?: not|n't) (?:actually |really )?(?:help|matter|pay off)|no (?:real )?(?:benefit|gain|"
+    r"speed-?up)|(?:is|are) (?:just )?an? artifacts?|useless|pointless|bringt nichts|no ayuda|n'aide pas|não ajuda)\b",
+    ("fusion does not actually help", "the GPU-time number is an artifact", "no real benefit"),
+    ("it does help", "fusion helps"),
+)
+
+
+def misconceptions(masked: str, sentences: list[tuple[int, int]], names: list[Mention],
+                   ref: ReferenceRun | None, case: Mapping[str, ParamValue]) -> list[Conclusion]:
+    """Conclusions the timing methods contradict whatever the lesson: GPU time explained by launch overhead
+    (it replays a CUDA graph: there is none in it), overhead growing with the data, a gain denied that the
+    GPU time of the cell's variants shows (more than 1.5x)."""
+    out = []
+    starts = [m.start for m in names if m.variant is not None]
+    for i, (a, b) in enumerate(sentences):
+        s = masked[a:b]
+        why = None
+        over = _OVERHEAD.search(s)
+        # "It stays under 1 because every call pays ...": a pronoun carries the previous sentence's method
+        before = masked[sentences[i - 1][0]:a] if i and _PRONOUN.match(s) else ""
+        denied = _DENIES.search(s)
+        if over and _GROWS.search(s):
+            why = "launch overhead is paid per launch, whatever the size of the data"
+        elif over and _EXPLAINS.search(s) and not WALL.search(s) and not WALL.search(before) and not _NOT_CAUSE.search(
+                s[max(0, over.start() - 24):over.start()]) and (
+                GPU.search(s) or re.search(r"\b(?:speed-?ups?|ratio|factor|measured)\b", s, re.I)):
+            why = "GPU time replays a CUDA graph: it has no launch or dispatch overhead to explain it"
+        elif denied and _gpu_gain(ref, case) > 1.5 and not WALL.search(_clause_of(s, denied)) and (
+                _OPTIMISATION.search(masked, max(a, a + denied.start() - 40), a + denied.start())
+                or any(a + denied.start() - 40 <= p < a + denied.start() for p in starts)):
+            why = f"the GPU time shows a {_gpu_gain(ref, case):.2g}x difference between the variants"
+        if why is not None:
+            out.append(Conclusion(s.strip()[:60], (a, b), False, f"'{s.strip()[:80]}': {why}"))
+    return out
+
+
+_NOT_CAUSE = rule(
+    "conclusion.not_cause",
+    "a negation just before the overhead: 'not due to launch overhead', 'no launch overhead', 'kein Overhead'",
+    r"\b(?:not|n't|no|never|without|kein\w*|nicht|pas|sin|sem|sans)\b[^.;]{0,16}$",
+    ("is not due to ", "there is no ", "without "),
+    ("must be ",),
+)
+_PRONOUN = rule(
+    "conclusion.pronoun",
+    "a sentence that opens with a pronoun continues the previous one's subject ('It stays under 1 because ...')",
+    r"^\W*(?:it|this|that|these|those|es|esto|cela|isso|das)\b",
+    ("It stays under 1", "This is because"),
+    ("The fused kernel",),
+)
+_OPTIMISATION = rule(
+    "conclusion.optimisation_word",
+    "the optimisation itself as the subject of a denied gain: fusion, fusing, compiling, optimising",
+    r"\b(?:fusion|fusing|fuse|compil\w*|optimi[sz]\w*|Fusion|fusión|fusão)\b",
+    ("so fusion does not", "compiling it"),
+    ("intensity",),
+)
+
+
+def _clause_of(s: str, m: re.Match[str]) -> str:
+    """The clause of ``s`` around a match: from the clause break before it to the one after it ("fusion does not
+    help per call (0.84x)" names the wall time; "the wall speedup is 0.84x, so fusion does not help" does not)."""
+    starts = [b.end() for b in _CLAUSE.finditer(s, 0, m.start())]
+    end = _CLAUSE.search(s, m.end())
+    return s[starts[-1] if starts else 0:end.start() if end else len(s)]
+
+
+def _gpu_gain(ref: ReferenceRun | None, case: Mapping[str, ParamValue]) -> float:
+    """The largest ratio of two variants' GPU times at ``case`` (1 when unmeasured)."""
+    if ref is None:
+        return 1.0
+    times = [float(m.stats.median) for m in ref.measurements
+             if _family(m.method) == "gpu" and dict(m.case.params) == dict(case) and m.stats.median > 0]
+    return max(times) / min(times) if len(times) > 1 else 1.0

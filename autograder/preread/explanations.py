@@ -16,11 +16,12 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from ..mentions import dtype_mentions
 from ..records import ExplanationGrade, FoundNumber, ParamValue, ReferenceRun, render_params
 from ..spec import ExplanationSpec, LessonSpec
 from ..workload import Fact
 from .attribution import LOOKBACK, Attributed, Context, attribute, frame
-from .conclusions import conclusions
+from .conclusions import conclusions, misconceptions
 from .factbook import Candidate, FactBook, fact_book
 from .normalise import normalise
 from .numbers import Stated
@@ -165,6 +166,9 @@ class _Cues:
     faster: bool | None  # the subject is the faster (smaller) side: True; the slower: False
     per_kernel: bool
     unchecked: bool
+    #: the direction is said by a comparison word after the number ("3.9x faster than"), not only by the noun
+    #: "speedup" before it (whose sides a sentence rarely names: "4 vs 1 launches give a speedup of 3.6")
+    worded: bool = True
 
     @staticmethod
     def of(ctx: Context, s: Stated, ix: _Index) -> _Cues:
@@ -182,9 +186,30 @@ class _Cues:
         topic = None if t is None else ("time" if t.group(1) else "traffic")
         if ix.has(PREDICTED, lo, hi):
             topic = None
-        faster = True if DIRECTION_FASTER.search(ctx.after) or SPEEDUP_BEFORE.search(ctx.before) else (
+        worded = DIRECTION_FASTER.search(ctx.after) is not None
+        faster = True if worded or SPEEDUP_BEFORE.search(ctx.before) else (
             False if DIRECTION_SLOWER.search(ctx.after) else None)
-        return _Cues(method, topic, faster, ix.has(EACH, own, hi), ix.has(UNCHECKED, lo, hi))
+        worded = worded or faster is False
+        return _Cues(method, topic, faster, ix.has(EACH, own, hi), ix.has(UNCHECKED, lo, hi), worded)
+
+
+_PER_KERNEL_AFTER = named('subject.per_kernel_after',
+    "right after a size: 'per kernel', 'por kernel', 'pro Kernel', 'par noyau', 'each': it is one kernel's",
+        (' per kernel', ' por kernel', ' pro Kernel', ' par noyau', ' each'),
+        (' because every op', ' in total'))(
+    r"^\s*(?:(?:per|por|pro|par|pour)\s+(?:kernel|launch|noyau|núcleo|lanzamiento|lancement|Kernel|op)\b|each\b)", re.I)
+_PER_KERNEL_BEFORE = named('subject.per_kernel_before',
+    "right before a size: 'each kernel moves', 'cada kernel mueve', 'jeder Kernel bewegt': it is one kernel's",
+        ('each kernel moves ', 'cada kernel mueve ', 'jeder Kernel bewegt '),
+        ('every op reads and writes the tensor, so it moves ',))(
+    r"\b(?:each|every|cada|chaque|jede[rsn]?)\s+(?:\w+\s+)?(?:kernel|launch|noyau|núcleo|Kernel)\s+\w+\s+(?:about\s+|~\s*)?$",
+    re.I)
+_THAN_DTYPE = named('direction.than_dtype',
+    "after a ratio, the dtype it is compared with: '6.9x faster than fp32', '2x slower than bf16's'",
+        (' faster than fp32', ' slower than bf16', ' plus rapide que le FP32'),
+        (' faster', ' faster than eager', ' at 4096 and bf16 over fp32'))(
+    r"^(?:(?!\b(?:and|und|y|et|e|but|while)\b)[^.;,]){0,30}?\b(?:than|over|vs\.?|als|que|de)\s+(?:the\s+|le\s+|la\s+|el\s+|o\s+|a\s+)?(?:plain\s+)?"
+    r"(?:bf16|bfloat16|tf32|fp16|float16|fp32|float32|fp64|float64|single|half|double)", re.I)
 
 
 def _family(method: str | None) -> str | None:
@@ -194,7 +219,7 @@ def _family(method: str | None) -> str | None:
     return "wall" if "wall" in method else "gpu" if "gpu" in method else method
 
 
-def _why_not(c: Candidate, ctx: Context, cues: _Cues) -> str | None:
+def _why_not(c: Candidate, ctx: Context, cues: _Cues, several: frozenset[str] = frozenset()) -> str | None:
     """Why a fact of this case is not what the sentence says the number is (None: it is): another timing
     method, a ratio of the other statistic, the comparison the other way round, one kernel's not the total."""
     f = c.fact
@@ -209,10 +234,23 @@ def _why_not(c: Candidate, ctx: Context, cues: _Cues) -> str | None:
         slow, fast = f.ratio_of
         subject_side, other_side = (fast, slow) if cues.faster else (slow, fast)
         if (ctx.variant is not None and ctx.variant_in_clause and ctx.variant != subject_side) or (
-                ctx.other is not None and ctx.other != other_side):
+                cues.worded and ctx.other is not None and ctx.other != other_side):
+            return "the comparison the other way round"
+    if f.kind == "ratio" and c.dtypes is None and f.ratio_of is not None and _THAN_DTYPE.match(ctx.after):
+        return "a ratio of two variants, not of two dtypes"
+    if c.dtypes is not None and cues.faster is not None:
+        slow, fast = c.dtypes  # a ratio of two dtypes' times: the numerator's is the slower when above 1
+        if f.value < 1:
+            slow, fast = fast, slow
+        than = _THAN_DTYPE.match(ctx.after)
+        other = dtype_mentions(than.group(0))[-1].params if than else None
+        if other and other.get("dtype") in c.dtypes and other.get("dtype") != (slow if cues.faster else fast):
             return "the comparison the other way round"
     if f.per_kernel and not cues.per_kernel:
         return "one kernel's figure, not the whole call's"
+    if (f.kind == "bytes" and f.topic == "traffic" and not f.per_kernel and f.variant in several
+            and (_PER_KERNEL_AFTER.match(ctx.after) or _PER_KERNEL_BEFORE.search(ctx.before))):
+        return "the whole call's figure, not one kernel's"  # "moves 4.2 MB per kernel" of five kernels
     return None
 
 
@@ -225,6 +263,42 @@ def _unanchored(c: Candidate, ctx: Context, cues: _Cues, asked: frozenset[frozen
         return False
     named = {v for v in (ctx.variant, ctx.other) if v is not None}
     return cues.topic != "time" and cues.method is None and not (named & set(c.compares or ()))
+
+
+#: a figure this close to another fact of the case ...
+EXACT = 0.01
+#: ... while this far from the fact it is credited for, is that other fact's (closeness alone never credits)
+LOOSE = 0.05
+
+
+def _exactly_other(s: Stated, hit: Candidate, others: Iterable[Candidate]) -> Candidate | None:
+    """A fact of the case that the number equals to within rounding (:data:`EXACT`) while it is only loosely
+    (more than :data:`LOOSE`) the fact its sentence's words point at: the student quoted that other figure.
+    Not for ratios (a sweep's ratios are so dense that one is always near) nor counts."""
+    if s.low is not None or hit.fact.kind in ("ratio", "launches"):
+        return None
+    # written to three or more digits ("1.64 TB/s"), a figure is what it equals to within its last digit
+    tol = _rounding(s.text)
+    exact, loose = (EXACT, LOOSE) if tol is None else (min(EXACT, tol), max(0.015, 4 * tol))
+    if _error(s, hit.fact) <= min(LOOSE, loose):
+        return None
+    near = [c for c in others if not c.fact.given and not c.fact.per_kernel and _error(s, c.fact) <= exact]
+    return min(near, key=lambda c: _error(s, c.fact)) if near else None
+
+
+def _rounding(shown: str) -> float | None:
+    """Half a unit of the last digit of a number written to three or more significant digits, relative to
+    it ("1.64" -> 0.3 %); None for fewer digits (a rounded figure)."""
+    m = re.search(r"\d[\d,.]*", shown)
+    if m is None:
+        return None
+    digits = m.group(0).replace(",", ".") if re.fullmatch(r"\d+,\d{1,2}", m.group(0)) else m.group(0).replace(",", "")
+    significant = digits.replace(".", "").lstrip("0")
+    if len(significant.rstrip("0") if "." not in digits else significant) < 3:
+        return None
+    decimals = len(digits.split(".")[1]) if "." in digits else 0
+    value = float(digits)
+    return 0.5 * 10 ** -decimals / value if value else None
 
 
 def _best(s: Stated, cands: Iterable[Candidate], rel: float) -> Candidate | None:
@@ -273,20 +347,29 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
         or (c.fact.variant in (None, ctx.variant) and (c.compares is None or ctx.variant in c.compares))
     ]
     asked = book.compared_pairs()
-    fits = [c for c in of_variant if _why_not(c, ctx, cues) is None and not _unanchored(c, ctx, cues, asked)]
+    several = frozenset(c.fact.variant for c in book.of_kind(ctx.params, "launches")
+                        if c.fact.variant is not None and c.fact.value > 1)
+    fits = [c for c in of_variant
+            if _why_not(c, ctx, cues, several) is None and not _unanchored(c, ctx, cues, asked)]
     shown = text[s.start:s.end]
     base = FoundNumber(text=shown, value=s.value, unit=s.unit, kind=s.kind, about=_about(ctx, True),
                        span=(s.start, s.end))
     hit = _best(s, fits, rel)
     if hit is not None:
+        exact = _exactly_other(s, hit, [c for c in here if id(c) not in {id(f) for f in fits}])
+        if exact is not None:  # "took 200 µs" in GPU time: 15 % off its GPU time, its wall time exactly
+            return base.model_copy(update={"verdict": "misattributed", "actually": f"{exact.fact.label} (exactly; "
+                                           f"{hit.fact.label} is {_error(s, hit.fact):.0%} off)"})
         verdict = "given" if hit.fact.given else "match"
         return base.model_copy(update={"matches": hit.fact.label, "verdict": verdict, "of": hit.fact.variant})
+    if cues.unchecked and s.kind == "time":  # CPU dispatch per launch: nothing measured to hold it against
+        return base.model_copy(update={"verdict": "unchecked"})
     # another method's, statistic's or direction's figure of what the sentence names: a misattribution
     fitting = {id(c) for c in fits}
     wrong_kind = [c for c in of_variant if id(c) not in fitting and not _unanchored(c, ctx, cues, asked)]
     other = _best(s, [c for c in wrong_kind if not c.fact.given and not c.fact.per_kernel], rel)
     if other is not None:
-        why = _why_not(other, ctx, cues) or ""
+        why = _why_not(other, ctx, cues, several) or ""
         return base.model_copy(update={"verdict": "misattributed", "actually": f"{other.fact.label} ({why})"})
     # another variant's figure in a sentence that names this one, or another case's (one parameter away) in
     # a sentence that names a case: a misattribution. A figure nobody's in particular is just wrong; ratios are
@@ -317,6 +400,16 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
     given = _best(s, [c for c in elsewhere if c.fact.given], rel)
     if given is not None:
         return base.model_copy(update={"matches": given.fact.label, "verdict": "given"})
+    # a figure of this case that the sentence's words rule out (another comparison's ratio, a ceiling said of a
+    # kernel), to within rounding: named, never credited ("the multiply takes 15x longer than the add": 15x is
+    # bf16 over fp32)
+    ruled_out = [c for k in kinds for c in book.of_kind(ctx.params, k)
+                 if not c.fact.given and c.fact.topic not in ("ceiling", "cache") and (id(c) not in variant_ok
+                                                                                       or not cued(c))]
+    other = _best(s, ruled_out, CLOSE)
+    if other is not None and not cues.unchecked:
+        return base.model_copy(update={"verdict": "misattributed",
+                                       "actually": f"{other.fact.label} (a figure of something else here)"})
     if cues.unchecked and s.kind == "time":
         return base.model_copy(update={"verdict": "unchecked"})
     return base
@@ -328,8 +421,8 @@ def _back(f: FoundNumber, original: str, origin: list[int]) -> FoundNumber:
         return f
     # up to where the next character of the normalised text came from ("\SI{71.1}{\micro\second}" whole)
     a, b = origin[f.span[0]], max(origin[max(f.span[0], f.span[1] - 1)] + 1, origin[f.span[1]])
-    while b > a + 1 and original[b - 1].isspace():
-        b -= 1
+    while b > a + 1 and (original[b - 1].isspace() or original[b - 1] in "*_`"):
+        b -= 1  # not the closing mark of "**71 µs**"
     return f.model_copy(update={"span": (a, b), "text": original[a:b]})
 
 
@@ -393,6 +486,7 @@ def grade_explanation(
     found = [_back(judge(a, book, text, rel_tol, ix), original, origin)
              for a in attribute(text, spec.workload, case, book.known_cases(), framed)]
     drawn = conclusions(text, framed.masked, framed.sentences, framed.names, spec.workload, case, ref)
+    drawn += misconceptions(framed.masked, framed.sentences, framed.names, ref, case)
     wrong = [c for c in drawn if not c.right]
     text = original
     missing = missing_parts(text, found, ex)

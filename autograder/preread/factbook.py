@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from ..errors import LessonSpecError
 from ..kinds import kind_of
+from ..mentions import _DTYPES as DTYPE_SPELLINGS
 from ..mentions import DTYPE_BYTES, DTYPE_WORDS
 from ..records import ParamValue, ReferenceRun, render_params
 from ..spec import ExplanationSpec, LessonSpec
@@ -67,12 +68,25 @@ EACH = r"\b(?:each|every|per (?:kernel|launch|pass|op(?:eration)?)|one of)\b"
 CACHE = r"\b(?:l2|cache[sd]?)\b"
 
 
+#: a per-element figure only where the sentence speaks per element
+PER_ELEMENT = (r"\b(?:per|each|every|pro|por|par|cada|chaque) "
+               r"(?:element|elemento|élément|Element|value|Wert|valor|valeur)s?\b")
+#: a share of another variant's traffic only where the sentence speaks of traffic
+TRAFFIC_SHARE = (r"\b(?:traffic|bytes|data|memory|Verkehr|Datenverkehr|Bytes|tráfico|tráfego|trafic|datos|dados|"
+                 r"données|octets)\b")
+
+
 #: a device's ceiling only where the sentence speaks of one (else "this kernel runs at 4 TB/s" would match it)
-CEILING = (r"\b(?:roofline|peak|copy|ceiling|theoretical|spec|hbm|limit|max(?:imum)?|ridge|balance|knee|machine)\b"
-           r"|(?:%|per\s?cent) of")
+CEILING = (r"\b(?:rooflines?|peaks?|peaking|copy|ceilings?|theoretical|spec|hbm|limits?|max(?:imum)?|ridge|balance|"
+           r"knee|"
+           r"machine|"
+           # German, Spanish, French, Portuguese: Spitze, Grenze, techo, pico, plafond, pic, point d'inflexion, teto
+           r"spitze\w*|grenze|obergrenze|knick\w*|dach\w*|techo|pico|l[íi]mite|plafond|pic|inflexion|inflexi[óo]n|teto|"
+           r"crête|cresta|kopier\w*|copia|copie|cópia)\b|(?:%|per\s?cent) of|\bout of\b")
 
 #: a share of the copy roofline, or of the matmul peak, only where the sentence says which
-COPY = r"\b(?:copy|bandwidth|roofline|memory|hbm|[gt]b/s)"
+COPY = (r"\b(?:copy|bandwidth|roofline|memory|hbm|[gt]b/s|copie|copia|cópia|kopier\w*|bande passante|ancho de banda|"
+        r"Bandbreite|largura de banda|mémoire|memoria|memória|Speicher)")
 COMPUTE = r"\b(?:peak|tensor|compute|matmul|mma)|flop"
 
 
@@ -87,6 +101,9 @@ class Candidate:
     compares: frozenset[str] | None = None
     #: a value of a quantity the lesson asks for (a headline figure a sentence may quote without naming it)
     asked: bool = False
+    #: a ratio of one variant's times in two dtypes: (numerator's dtype, denominator's): "TF32 is 6.9x faster
+    #: than fp32" is checked against which side is faster, as a ratio of two variants is
+    dtypes: tuple[str, str] | None = None
 
 
 def _key(params: Mapping[str, ParamValue]) -> tuple[tuple[str, ParamValue], ...]:
@@ -169,6 +186,19 @@ class FactBook:
         for name, size in inputs:
             out.append(Candidate(Fact("bytes", size, f"{name} for {where} (an input)", None, params, given=True,
                                       topic="input")))
+        dtype_bytes = DTYPE_BYTES.get(str(params.get("dtype")))
+        if inputs and dtype_bytes:  # "8 bytes per element": a variant's traffic over the elements of one input
+            elements = inputs[0][1] / dtype_bytes
+            for v, w in works.items():
+                if elements >= 1 and w.bytes_moved:
+                    out.append(Candidate(Fact("bytes", w.bytes_moved / elements, f"{v} bytes per element for {where}",
+                                              v, params, topic="traffic"), cue=PER_ELEMENT))
+        for v, w in works.items():  # "the fused kernel moves 1/4 of eager's traffic": a share of another's bytes
+            for o, wo in works.items():
+                if v != o and wo.bytes_moved and 0 < w.bytes_moved < wo.bytes_moved:
+                    out.append(Candidate(Fact("fraction", w.bytes_moved / wo.bytes_moved,
+                                              f"{v} traffic as a share of {o}'s for {where}", None, params,
+                                              topic="traffic"), cue=TRAFFIC_SHARE, compares=frozenset({v, o})))
         for i, c in enumerate(out):
             if c.fact.kind == "ratio" and c.fact.variant is None and c.compares is None:
                 # the model's own ratios compare the variants
@@ -184,6 +214,18 @@ class FactBook:
         out = [c for c in out if not (c.fact.kind == "launches" and c.fact.variant in counted)]
         out += measured
         out += [Candidate(f, CACHE if f.topic == "cache" else CEILING) for f in self._device()]
+        out += self._across(params)
+        return out
+
+    def _across(self, params: Mapping[str, ParamValue]) -> list[Candidate]:
+        """The lesson's quantities that compare two dtypes of one variant ("bf16 over fp32"): only where the
+        sentence names the other dtype (the one that is not the case's), checked for which side is faster."""
+        out = []
+        for f, compares, dtypes in self._quantities_across():
+            other = [d for d in dtypes if d != params.get("dtype")]
+            if not other or params.get("dtype") not in dtypes:
+                continue
+            out.append(Candidate(f, dtype_cue(other[0]), compares, asked=True, dtypes=dtypes))
         return out
 
     def _measured(self, params: dict[str, ParamValue]) -> list[Candidate]:
@@ -224,16 +266,37 @@ class FactBook:
                 if across and a.case.variant != b.case.variant:
                     continue
                 for x, y in ((a, b), (b, a)):
-                    # a ratio across dtypes only where the sentence names a dtype
+                    # a ratio across dtypes only where the sentence names the other dtype
                     pair = None if across else (x.case.variant, y.case.variant)
+                    dts = (str(x.case.params.get("dtype")), str(y.case.params.get("dtype"))) if across else None
                     out.append(Candidate(Fact("ratio", x.stats.median / y.stats.median,
                                               f"{dev} {a.method} time {x.case.key} ÷ {y.case.key}", None, params,
                                               topic="speedup", method=a.method, ratio_of=pair),
-                                         DTYPE_WORDS if across else None,
-                                         frozenset({x.case.variant, y.case.variant})))
+                                         dtype_cue(str(b.case.params.get("dtype"))) if across else None,
+                                         frozenset({x.case.variant, y.case.variant}), dtypes=dts))
         for f, compares in self._quantities():
             if f.params is not None and dict(f.params) == params:
                 out.append(Candidate(f, compares=compares, asked=True))
+        return out
+
+    def _quantities_across(self) -> list[tuple[Fact, frozenset[str] | None, tuple[str, str]]]:
+        """The quantities of two cases that differ in dtype: (fact, variants, (slow dtype, fast dtype))."""
+        out = []
+        for f, compares in self._quantities():
+            if f.params is not None or f.kind != "ratio":
+                continue
+            q = next(q for q in self.spec.quantities if f.label.endswith(f" {q.id}"))
+            cases = kind_of(q).cases(q)
+            if len(cases) != 2:
+                continue
+            dts = [c.params.get("dtype") for c in cases]
+            if any(not isinstance(d, str) for d in dts) or dts[0] == dts[1]:
+                continue
+            rest = [{k: v for k, v in c.params.items() if k != "dtype"} for c in cases]
+            if rest[0] != rest[1]:
+                continue
+            out.append((dataclasses.replace(f, params=dict(cases[0].params)), compares,
+                        (str(dts[0]), str(dts[1]))))
         return out
 
     def _quantities(self) -> list[tuple[Fact, frozenset[str] | None]]:
@@ -282,8 +345,15 @@ class FactBook:
                 out.append(Fact("intensity", peak * 1e3 / dev.copy_gbps,
                                 f"{dev.name} ridge point ({key.split(':', 1)[1]} peak ÷ copy roofline)",
                                 topic="ceiling"))
-        out += [f for f, _ in self._quantities() if f.params is None]
+        across = {f.label for f, _, _ in self._quantities_across()}
+        out += [f for f, _ in self._quantities() if f.params is None and f.label not in across]
         return tuple(out)
+
+
+def dtype_cue(dtype: str) -> str:
+    """The words that name one dtype (a regular expression; any dtype's name for one without spellings)."""
+    pat = next((p for v, p in DTYPE_SPELLINGS if v == dtype), None)
+    return r"(?<![\w.])(?:" + pat + r")(?![\w])" if pat else DTYPE_WORDS
 
 
 def _typed_model_fact(f: Fact, works: Mapping[str, Work]) -> Fact:

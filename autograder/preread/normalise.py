@@ -17,14 +17,32 @@ from .rules import rule
 
 __all__ = ["normalise"]
 
+_EMPHASIS = rule(
+    "format.emphasis",
+    "markdown emphasis or inline code around words ('**71 µs**', '_3.9x_', '`18.4 µs`'): the words alone (not "
+    "'2**24', 'gpu_time' nor a code fence)",
+    r"(?<![\w*`\\])(\*\*|\*|__|_|`)(?=[^\s*_`])([^*`\n]{1,80}?)(?<=[^\s*_`])\1(?![\w*`])",
+    ("**71 µs**", "_3.9x_", "`18.4 µs`", "*eager*"),
+    ("2**24", "gpu_time", "```", "a * b"),
+)
+_DOT_GROUPS = rule(
+    "format.dot_groups",
+    "digit groups separated by dots ('3.777 GB/s', '268.435.456 Bytes') in a text that writes decimal commas: "
+    "one number, as German, Spanish and Portuguese write it",
+    r"(?<![\d.,])[1-9]\d{0,2}(?:\.\d{3})+(?![\d]|[.,]\d)",
+    ("3.777 GB/s", "268.435.456 Bytes"),
+    ("3.77 GB/s", "0.845", "1.2345"),
+)
 _SUPERSCRIPT = {"⁰": "0", "¹": "1", "²": "2", "³": "3", "⁴": "4", "⁵": "5", "⁶": "6", "⁷": "7", "⁸": "8", "⁹": "9"}
 
 _LATEX_COMMAND = rule(
     "format.latex_command",
     "a LaTeX command a student writes around a number: \\times, \\cdot, \\approx, \\sim, \\mu, \\%, spaces",
-    r"\\(?:times|cdot|approx|sim|mu|micro|%|,|;|!|:| |quad|qquad|left|right|mathrm|text|textrm|mathit|rm|"
-    r"second|byte|giga|mega|kilo|tera|per)(?![A-Za-z])",
-    ("$3.9\\times$", "$268\\,\\text{MB}$", "\\approx 4", "71\\ \\mu s", "90\\%"),
+    r"\\(?:mu|micro)(?![A-Za-z])(?:\s*\\?(?:\\text|\\mathrm|\\rm)?\s*\{?\s*(?=s\b|sec))?|"
+    r"\\(?:times|cdot|approx|sim|quad|qquad|left|right|mathrm|text|textrm|mathit|rm|"
+    r"second|byte|giga|mega|kilo|tera|per)(?![A-Za-z])|\\[%,;!: ]",
+    ("$3.9\\times$", "$268\\,\\text{MB}$", "\\approx 4", "71\\ \\mu s", "90\\%", "(8RC + 4R)\\,s",
+     "131.7\\ \\mu\\text{s}"),
     ("3.9x", "\\alpha"),
 )
 _LATEX_SI = rule(
@@ -43,10 +61,10 @@ _LATEX_BRACES = rule(
 )
 _DECIMAL_COMMA = rule(
     "format.decimal_comma",
-    "a decimal comma: one or two digits after the comma ('3,9x', '71,1 µs'), never three ('1,365' is a thousand "
-    "and more) nor in a list of numbers ('1,2,3')",
-    r"(?<![\d,.])\d+(,)\d{1,2}(?![\d])(?![,.]\d)",
-    ("3,9x", "71,1 µs", "0,84", "4,18 TB/s"),
+    "a decimal comma: one or two digits after the comma ('3,9x', '71,1 µs'), or any after a lone 0 ('0,088 ms'), "
+    "never three otherwise ('1,365' is a thousand and more) nor in a list of numbers ('1,2,3')",
+    r"(?<![\d,.])(?:\d+(,)\d{1,2}|0(,)\d{3,})(?![\d])(?![,.]\d)",
+    ("3,9x", "71,1 µs", "0,84", "4,18 TB/s", "0,088 ms"),
     ("1,365 FLOP/B", "1,048,576", "1,2,3"),
 )
 _DIGIT_GROUPS = rule(
@@ -55,6 +73,14 @@ _DIGIT_GROUPS = rule(
     r"(?<=\d)[\u00a0\u202f\u2009'’](?=\d{3}(?!\d))",
     ("268\u202f435\u202f456", "268'435'456", "3\u00a0777"),
     ("268 MB", "it's 4"),
+)
+_SPACE_GROUPS = rule(
+    "format.space_groups",
+    "digit groups separated by a plain space right before a French unit ('1 640 Go/s', '268 435 456 octets'): "
+    "one number, as French writes it (before 'MB' a space may separate two numbers: '4 268 MB')",
+    r"(?<![\d.,] )(?<![\d.,])(\d{1,3})((?: \d{3})+)(?![\d.,]\d)(?=\s?(?-i:[kKMGT]i?o\b|[kKMGT]i?o/s|octets?\b))",
+    ("1 640 Go/s", "268 435 456 octets", "3 777 Mo"),
+    ("4 268 MB", "5 kernels, 268 Mo", "2 640"),
 )
 _SUPERSCRIPTS = rule(
     "format.superscript",
@@ -128,6 +154,20 @@ _COMMANDS = {
 }
 
 
+def _without_dots(number: str) -> list[tuple[int, str]]:
+    """The digit runs of ``number`` and where each starts in it ("3.777" -> [(0, "3"), (2, "777")])."""
+    return [(m.start(), m.group(0)) for m in re.finditer(r"\d+", number)]
+
+
+def _comma(m: re.Match[str]) -> int:
+    return m.start(1) if m.group(1) is not None else m.start(2)
+
+
+def _command(cmd: str) -> str:
+    name = re.match(r"\\([A-Za-z]+|.)", cmd)
+    return _COMMANDS[name.group(1)] if name else ""
+
+
 def _rewrite(text: str, origin: list[int], pattern: re.Pattern[str],
              by: Callable[[re.Match[str]], list[tuple[str, int]]]) -> tuple[str, list[int]]:
     """Replace each match by pieces ``(new text, index in text the piece came from)``, keeping the map."""
@@ -150,20 +190,29 @@ def _rewrite(text: str, origin: list[int], pattern: re.Pattern[str],
 def normalise(text: str) -> tuple[str, list[int]]:
     """(plain text, for each of its characters the index in ``text`` it came from; one more for the end)."""
     origin = list(range(len(text) + 1))
+    if any(c in text for c in "*_`"):
+        text, origin = _rewrite(text, origin, _EMPHASIS, lambda m: [(m.group(2), m.start(2))])
     if "\\" in text or "$" in text:
         text, origin = _rewrite(text, origin, _LATEX_SI, lambda m: (
             [(m.group(3), m.start(3))] if m.group(3) is not None
             else [(m.group(1), m.start(1)), (" ", m.start(2)), (m.group(2), m.start(2))]))
-        text, origin = _rewrite(text, origin, _LATEX_COMMAND, lambda m: [(_COMMANDS[m.group(0)[1:]], m.start())])
+        text, origin = _rewrite(text, origin, _LATEX_COMMAND, lambda m: [(_command(m.group(0)), m.start())])
         text, origin = _rewrite(text, origin, _LATEX_BRACES, lambda m: (
-            [("/", m.start())] if m.group(0) == "}" and text[m.end():m.end() + 1] == "{" else []))
+            [(" / ", m.start())] if m.group(0) == "}" and text[m.end():m.end() + 1] == "{" else []))
     if any(c in text for c in _SUPERSCRIPT):
         text, origin = _rewrite(text, origin, _SUPERSCRIPTS, lambda m: [
             ("^" + "".join(_SUPERSCRIPT[c] for c in m.group(0)), m.start())])
     if _NUMBER_WORDS.search(text):
         text, origin = _rewrite(text, origin, _NUMBER_WORDS, lambda m: _digits(m, text))
     text, origin = _rewrite(text, origin, _DIGIT_GROUPS, lambda m: [])
+    text, origin = _rewrite(text, origin, _SPACE_GROUPS, lambda m: [
+        (m.group(1), m.start(1)),
+        *((m.group(2)[i + 1:i + 4], m.start(2) + i + 1) for i in range(0, len(m.group(2)), 4))])
+    if _DECIMAL_COMMA.search(text) and re.search(r"\d,\d", text) and not re.search(r"\d\.\d{1,2}(?!\d)", text):
+        # a text of decimal commas (and no decimal point): "3.777 GB/s" is three thousand seven hundred and 77
+        text, origin = _rewrite(text, origin, _DOT_GROUPS, lambda m: [
+            (piece, m.start() + i) for i, piece in _without_dots(m.group(0))])
     text, origin = _rewrite(text, origin, _DECIMAL_COMMA, lambda m: [
-        (m.group(0)[:m.start(1) - m.start()], m.start()), (".", m.start(1)),
-        (m.group(0)[m.end(1) - m.start():], m.end(1))])
+        (m.group(0)[:_comma(m) - m.start()], m.start()), (".", _comma(m)),
+        (m.group(0)[_comma(m) + 1 - m.start():], _comma(m) + 1)])
     return text, origin

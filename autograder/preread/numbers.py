@@ -28,6 +28,8 @@ _WORDS = {
     "dois": 2, "duas": 2, "três": 3, "quatro": 4, "sete": 7, "oito": 8, "dez": 10,
     "un seul": 1, "une seule": 1, "un solo": 1, "un único": 1, "um único": 1, "um só": 1, "ein einziger": 1,
     "einen einzigen": 1, "einem einzigen": 1,
+    # "un kernel", "einen Kernel", "um kernel": one (read only before a kernel or launch word)
+    "ein": 1, "einen": 1, "einem": 1, "un": 1, "une": 1, "uno": 1, "um": 1, "nur einen": 1,
 }
 _OTHER_WORDS = "|".join(sorted((w for w in _WORDS if w not in ("half", "twice")), key=len, reverse=True))
 _DECIMAL = {"kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12}
@@ -51,7 +53,8 @@ _TIME = {"ns": 1e-6, "nanoseconds": 1e-6, "µs": 1e-3, "μs": 1e-3, "us": 1e-3, 
 _TIME_WORDS = "|".join(sorted((u for u in _TIME if len(u) > 4), key=len, reverse=True))
 
 # a number as students write it: 3.9, 1,048,576, 4.2e9, 10^9, 2^28, 2**28, ~90 (the ~ is not part of it)
-_N = (r"(?<![\w.^*])(\d+(?:\.\d+)?\s?[×x*·]\s?10\s?(?:\^|\*\*)\s?[-+]?\d+|\d+(?:,\d{3})+(?:\.\d+)?"
+_N = (r"(?<![\w.^*/])(\d+(?:\.\d+)?\s?[×x*·]\s?(?:10|2)\s?(?:\^|\*\*)\s?[-+]?\d+|\d{1,3}/\d{1,3}(?=\s?(?:flop|%))"
+      r"|\d+(?:,\d{3})+(?:\.\d+)?"
       r"|\d+(?:\.\d+)?(?:\s?[eE][-+]?\d+)?|(?:2|10)\s?(?:\^|\*\*)\s?\d+)")
 _WORD_N = r"(one|two|three|four|five|six|seven|eight|nine|ten|a single|single)"
 _RANGE = r"(?:\s*(?:-|–|—|to)\s*" + _N + r")?(?:\s*(?P<mult>thousand|million|billion|trillion))?"
@@ -98,12 +101,15 @@ def to_float(s: str) -> float | None:
     if s in _WORDS:
         return float(_WORDS[s])
     s = s.replace(" ", "").replace(",", "")
+    m = re.fullmatch(r"(\d{1,3})/(\d{1,3})", s)
+    if m and int(m.group(2)):
+        return int(m.group(1)) / int(m.group(2))
     m = re.fullmatch(r"(2|10)(?:\^|\*\*)(\d+)", s)
     if m:
         return float(int(m.group(1)) ** int(m.group(2)))
-    m = re.fullmatch(r"(\d+(?:\.\d+)?)[×x*·]10(?:\^|\*\*)([-+]?\d+)", s)
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)[×x*·](10|2)(?:\^|\*\*)([-+]?\d+)", s)
     if m:
-        return float(m.group(1)) * 10.0 ** int(m.group(2))
+        return float(m.group(1)) * float(m.group(2)) ** int(m.group(3))
     try:
         return float(s)
     except ValueError:
@@ -111,7 +117,7 @@ def to_float(s: str) -> float | None:
 
 
 def _bytes(unit: str) -> tuple[float, ...]:
-    u = unit.lower()
+    u = re.sub(r"^([kmgt]i?)bytes?$", r"\1b", unit.lower())
     u = "byte" if u.startswith("octet") else (u[:-1] + "b" if re.fullmatch(r"[kmgt]i?o", u) else u)
     if u in _DECIMAL:  # "MB" is read both ways: 10^6 and 2^20 (students mean either)
         return (_DECIMAL[u], _BINARY[u])
@@ -119,7 +125,7 @@ def _bytes(unit: str) -> tuple[float, ...]:
 
 
 def _rate_or_count(unit: str) -> list[Reading]:
-    u = unit.lower().replace("flops", "flop").replace(" ", "")
+    u = unit.lower().replace("flops", "flop").replace(" ", "").removesuffix("ec")
     if u.endswith("/s"):
         return [Reading("flop_rate", _RATE[u])]
     # "137 GFLOPS" is a count to some students and a rate to others
@@ -135,7 +141,8 @@ def _scales(kind: str, unit: str) -> list[Reading]:
     if kind == "bytes":
         return [Reading("bytes", f) for f in _bytes(u)]
     if kind == "bandwidth":
-        return [Reading("bandwidth", _BW[re.sub(r"\s+", " ", u).replace("o/s", "b/s")])]
+        u = re.sub(r"(?:o|bytes?)\s?/\s?s(?:ec)?$|b\s?/\s?sec$|b\s/\ss$", "b/s", re.sub(r"\s+", " ", u))
+        return [Reading("bandwidth", _BW[u])]
     if kind == "flop_rate":
         return _rate_or_count(u)
     if kind == "time":
@@ -143,46 +150,55 @@ def _scales(kind: str, unit: str) -> list[Reading]:
     if kind == "ratio":
         return [Reading("ratio", 1.0)]
     if kind == "fraction":
-        return [Reading("fraction", 0.01 if u in ("%", "percent") or u.startswith("per") else 1.0)]
+        return [Reading("fraction", 0.01)]
     return [Reading(kind, 1.0)]
 
 
 # (kind, pattern); the number is group 1, the unit group "u"; the first pattern to claim a span keeps it
 _UNITS: list[tuple[str, re.Pattern[str]]] = [
     ("flop_rate", named('unit.flop_rate', 'a FLOP rate: TFLOP/s, GFLOPS, PFLOP / s',
-        ('788 TFLOP/s', '750 tflops', '1.2 PFLOP / s'),
-        ('137 GFLOP',))(_N + _RANGE + r"\s*(?P<u>[pgt]flops?/s|[pgt]flops|[pgt]flop\s?/\s?s)" + _END, re.I)),
+        ('788 TFLOP/s', '750 tflops', '1.2 PFLOP / s', '784.8 Tflop/sec', '350 TFLOPs/s'),
+        ('137 GFLOP',))(_N + _RANGE + r"[^\S\n]*(?P<u>[pgt]flops?\s?/\s?s(?:ec)?|[pgt]flops)" + _END, re.I)),
     ("intensity", named('unit.intensity', 'arithmetic intensity: FLOP/byte, FLOP/B, FLOPs per byte',
-        ('1365 FLOP/byte', '0.17 FLOP/B', '341 flops per byte'),
-        ('137 GFLOP',))(_N + _RANGE + r"\s*(?P<u>flops?\s*/\s*(?:byte|b)|flops?\s+per\s+byte)" + _END, re.I)),
+        ('1365 FLOP/byte', '0.17 FLOP/B', '341 flops per byte', '341 FLOP/octet', '1/6 flop/byte', '1365 FLOP pro Byte',
+         '341 FLOP por byte'),
+        ('137 GFLOP',))(_N + _RANGE + r"[^\S\n]*(?P<u>flops?\s*/\s*(?:byte|b|octet)|"
+                        r"flops?\s+(?:per|pro|por|par)\s+(?:byte|octet))"
+        + _END, re.I)),
     ("flop_rate", named('unit.flop_count',
         "a count of FLOPs (GFLOP, MFLOP; 'GFLOPS' is read both as a count and a rate)",
         ('137 GFLOP', '16.8 MFLOP', '84 MFLOPs'),
-        ('137 G',))(_N + _RANGE + r"\s*(?P<u>[kmgtp]?flops?)" + _END, re.I)),
+        ('137 G',))(_N + _RANGE + r"[^\S\n]*(?P<u>[kmgtp]?flops?)" + _END, re.I)),
     # "Go/s", "Mo" are French for GB/s and MB
     ("bandwidth", named('unit.bandwidth', 'a bandwidth: GB/s, TB/s, GiB/s, Gbps, Go/s',
-        ('3777 GB/s', '4.2 TB/s', '3777 Go/s', '4 TB per second'),
-        ('3777 GB',))(_N + _RANGE + r"\s*(?P<u>[gmt]i?[bo]/s|gbps|[gt]b per second)" + _END, re.I)),
+        ('3777 GB/s', '4.2 TB/s', '3777 Go/s', '4 TB per second', '4180 GB/sec', '2039 GByte/s', '3.6 TB / s'),
+        ('3777 GB',))(_N + _RANGE + r"[^\S\n]*(?P<u>[gmt]i?(?:[bo]|bytes?)\s?/\s?s(?:ec)?|gbps|[gt]b per second)"
+                      + _END,
+                      re.I)),
     ("bytes", named('unit.bytes', 'a size in bytes: B, KB, MiB, GB, bytes, megabytes, octets, Mo',
-        ('268 MB', '256 MiB', '268,435,456 bytes', '64 Mo', '2 B'),
+        ('268 MB', '256 MiB', '268,435,456 bytes', '64 Mo', '2 B', '268.4 MByte', '67.1 MBytes'),
         ('268 Mb/s', '4 TB/s'))(
-        _N + _RANGE + r"\s*(?P<u>[kmgt]ib|[kmgt]b|bytes?|b|kilobytes?|megabytes?|gigabytes?|octets?|(?-i:[KMGT]i?o))"
+        _N + _RANGE + r"[^\S\n]*(?P<u>[kmgt]i?bytes?|[kmgt]ib|[kmgt]b|bytes?|b|kilobytes?|megabytes?|gigabytes?|"
+        r"octets?|"
+        r"(?-i:[KMGT]i?o))"
         + _END, re.I)),
     ("time", named('unit.time', 'a time: ns, µs, us, ms, s and their words in five languages',
         ('71.1 µs', '18 us', '1.06 ms', '71 Mikrosekunden', '2 segundos'),
         ('71 USD',))(
-        _N + _RANGE + r"\s*(?P<u>(?-i:ns|us|ms|s)|µs|μs|usec|msec|sec|" + _TIME_WORDS + r")" + _END, re.I)),
+        _N + _RANGE + r"[^\S\n]*(?P<u>(?-i:ns|us|ms|s)|µs|μs|usec|msec|sec|" + _TIME_WORDS + r")" + _END, re.I)),
     ("fraction", named('unit.fraction', 'a percentage: %, percent, per cent',
-        ('90 %', '45 percent', '90%'),
-        ('90 per',))(_N + _RANGE + r"\s*(?P<u>%|percent|per\s?cent)", re.I)),
+        ('90 %', '45 percent', '90%', '44.9 pct', '45 Prozent', '45 por ciento', '45 pour cent'),
+        ('90 per',))(_N + _RANGE + r"[^\S\n]*(?P<u>%|percent|per\s?cent|pct\b|prozent|por\s?ciento|pour\s?cent|"
+                     r"por\s?cento)",
+                     re.I)),
     # "4x", "3.9×", "4 times", "4-fold"; not "4096 x 4096" nor "3 × n²"
     ("ratio", named('unit.ratio',
         "a factor: 4x, 3.9×, 4 times, 4-fold, 3,9-mal, 3 veces, 4 fois, 4 vezes; not '4096 x 4096' nor '3 × "
         "n²'",
         ('4x', '3.9×', '4 times', '4-fold', '3.9-mal', '3.2 veces', '4 fois'),
         ('4096 x 4096', '3 × n'))(
-        _N + _RANGE + r"\s*(?P<u>x|×|times|-fold|fold|-?mal|-?fach|veces|fois|vezes)(?![\w])(?!\s*[\d#])"
-        r"(?!\s*[A-Za-z](?![A-Za-z]))", re.I)),
+        _N + _RANGE + r"[^\S\n]*(?P<u>x|×|times|-fold|fold|-?mal|-?fach|veces|fois|vezes)(?![\w])(?!\s*[\d#])"
+        r"(?!\s*[A-Za-z](?![A-Za-zÀ-ÿ]))", re.I)),
 ]
 # "seven times faster", "four times the traffic", "twice as fast" (not "read four times": a count)
 _WORD_RATIO = named('number.word_ratio',
@@ -198,8 +214,8 @@ _LAUNCHES = named('number.launches',
     "a count of kernels or launches: '4 kernels', 'one fused kernel', 'cuatro kernels', 'vier Kerneln'",
         ('4 kernels', 'one fused kernel', 'a single launch', 'cuatro kernels', 'vier Kerneln'),
         ('kernels',))(
-    r"(?<![\w.])(\d+|" + _WORD_N[1:-1] + "|" + _OTHER_WORDS + r")\s+(?:[\w.-]+\s+){0,2}?"
-    r"(?P<u>kernels?|kerneln|launch(?:es)?|núcleos?|noyaux|lanzamientos?|lancements?|lançamentos?|Kernel-?Starts?|Starts)\b",
+    r"(?<![\w.])(\d+|" + _WORD_N[1:-1] + "|" + _OTHER_WORDS + r")[^\S\n]+(?:[\w.-]+[^\S\n]+){0,2}?"
+    r"(?P<u>kernels?|kerneln|launch(?:es)?|núcleos?|noyaux|noyau|lanzamientos?|lancements?|lançamentos?|Kernel-?Starts?|Starts)\b",
     re.I,
 )
 # "4 vs 1" in a sentence about kernels: two launch counts; "…, so 4" right after: their ratio
@@ -235,9 +251,11 @@ _APPROX = r"(?:about\s+|roughly\s+|around\s+|approximately\s+|only\s+|just\s+|st
 # "the ratio is 4", "a speedup of about 4", "a factor of 4", "fused is 4:1": unit-less but named
 _NAMED_RATIO = named('number.named_ratio',
     "a bare number the text names a ratio: 'the ratio is 4', 'a speedup of about 4', 'a factor of 4'",
-        ('the ratio is 4', 'a speedup of about 4', 'a factor of 4', 'a ratio of 4:1'),
+        ('the ratio is 4', 'a speedup of about 4', 'a factor of 4', 'a ratio of 4:1', 'le rapport de trafic est de 4',
+         'das Verhältnis ist 4'),
         ('the ratio is high',))(
-    r"\b(?:ratios?|speed-?\s?ups?|slow-?\s?downs?|factor|prediction|predicted|estimate)\b(?:[^.;!?\d%]|\.(?=\d)){0,80}?"
+    r"\b(?:ratios?|speed-?\s?ups?|slow-?\s?downs?|factor|prediction|predicted|estimate|rapport|raz[óo]n|razão|"
+    r"proporci[óo]n|Verhältnis|Faktor|facteur|fator|aceleraci[óo]n|accélération|Beschleunigung|aceleração)\b(?:[^.;!?\d%|\s]|\s(?!\s)|\.(?=\d)){0,80}?"
     + _N + _NOT_A_VALUE + r"(?:\s*:\s*1\b)?", re.I
 )
 # "beats compiled by 1.35", "faster by about 4"
@@ -246,6 +264,14 @@ _BY = named('number.faster_by', "a factor after 'faster/beats ... by': 'beats co
         ('faster than before',))(
     r"\b(?:beats?|beating|wins?|winning|faster|slower|ahead|behind|loses?|outperforms?)\b[^.;:!?\d%#]{0,30}?"
     r"\bby\s+(?:a factor of\s+)?" + _APPROX + _N + _NOT_A_VALUE, re.I
+)
+# "torch/eager = 0.13", "B_eager / B_fused ≈ 4.0": a ratio of two named things
+_NAMED_QUOTIENT = rule(
+    "number.named_quotient",
+    "a bare number that is the quotient of two named things: 'torch/eager = 0.13', 'B_eager / B_fused ≈ 4.0'",
+    r"(?<![\w.])[A-Za-z_][\w.]*\s*/\s*[A-Za-z_][\w.]*\s*(?:=|≈|~)\s*(?:~\s*)?" + _N + _NOT_A_VALUE,
+    ("torch/eager = 0.13", "B_eager / B_fused ≈ 4.0"),
+    ("n/3 ≈ 1365", "2n/(3s) = 1365"),
 )
 # "71.1 µs / 18.4 µs = 3.86": a ratio of two stated figures
 _QUOTIENT = named('number.quotient', "the result of dividing two stated figures: '71.1 µs / 18.4 µs = 3.86'",
@@ -277,18 +303,166 @@ _OF_PEAK = named('number.of_peak', "a bare fraction of a ceiling: '0.45 of the p
 _CARRY = named('number.carried_unit',
     "right after a number with a unit, a bare number compared with it takes its unit: ' vs 1.8', ' "
     "against 0.17'",
-        (' vs 1.8', ' against 0.17', ' (gpu) vs 0.8'),
+        (' vs 1.8', ' against 0.17', ' (gpu) vs 0.8', ' at #### vs ~51', ' and fp32\'s 50', ' contra 1',
+         ' at n = #### vs 51.3', ', between ####\'s 785', ' peak on the tensor cores vs 50.49'),
         (' and then',))(
-    r"\s*(?:\([^()]{0,20}\)\s*)?(?:[a-zA-Z-]+,?\s+){0,3}?,?\s*(?:\)\s*)?"
-    r"(?:against|vs\.?|versus|compared (?:to|with)|to|and|or|→|->)\s+" + _APPROX + _N + _NOT_A_VALUE,
+    r"\s*(?:\([^()]{0,20}\)\s*)?(?:[\w#'’=-]+,?\s+){0,5}?,?\s*(?:\)\s*)?"
+    r"(?:(?:against|vs\.?|versus|compared (?:to|with)|contra|contre|gegen|frente a|statt|between)\s+"
+    r"(?:(?:the\s+)?[A-Za-z]+\s+)?"
+    r"|(?:to|and|or|→|->|y|und|et|e)\s+)(?:(?:the\s+)?[\w#]+['’]s\s+)?" + _APPROX + _N + _NOT_A_VALUE,
     re.I,
 )
+# a bare number right before a comparison word and a number with a unit takes that unit: "~97 vs ~115 µs",
+# "131.7 / 40.9 µs", "71 and 18 µs"
+_CARRY_BACK = named('number.carried_back',
+    "a bare number right before 'vs', '/', 'to' and a number with a unit takes that unit: '97 vs 115 µs' (not "
+    "'and': 'needs 1 and 67 MB' lists two quantities)",
+        ('97 vs ~115 µs', '131.7 / 40.9 µs', '80-90 µs'),
+        ('2^24 vs 2^20', 'needs 1 and 67 MB'))(
+    r"(?<![\w.^*#/,])(\d+(?:\.\d+)?)(?![\w.^*/]|\s*[·*×])\s*(?:vs\.?|versus|/|to|against|–|-)\s*"
+    r"(?:~|≈|about\s+)?(?=\d+(?:\.\d+)?\s*[^\d\s.,;:)])", re.I)
 # after a ratio, a sentence that lists more of them by case: "at 2^12: 0.8; at 2^20: 1.5", "it's 2.9"
 _LISTED = named('number.listed_ratio', "after a ratio, more ratios listed by case: '# 0.8', ', 1.5', 'it's 2.9'",
         ("it's 2.9", ', 1.5', '# 0.8'),
         ('the kernel',))(
     r"(?:#[#\s]*|[(,]|\b(?:it's|it is|is|was|got|get|gets|reached|reaches|measured|gives?|gave))\s*[:,]?\s*"
     + _APPROX + _N + _NOT_A_VALUE, re.I
+)
+
+
+# "bytes: mm 100663296, add 100663296", "GPU times: eager 27.1, compiled 11.0 (µs)", "kernels 5 / 1": a quantity
+# named once, then bare numbers of it (each variant's), its unit after them or nowhere (a count: bytes, FLOPs)
+_LABEL = rule(
+    "number.labelled",
+    "a quantity named before a list of bare numbers of it: 'bytes: mm 100663296', 'GPU times: eager 27.1, ... "
+    "(µs)', 'kernels 5 / 1', 'FLOPs: 2n^3 = 1.37e11', 'ridge: 191'",
+    r"(?<![\w/])(?:(bytes?|traffic|octets|tr[áa]f(?:ic|ego|ico)|Verkehr|Datenverkehr)|(flops?)|"
+    r"(intensit(?:y|ies|ät|é|ad|ade)|AI|ridge(?:[ -]point)?)|"
+    r"((?:kernels?|launch(?:es)?|noyaux|lançamentos|lanzamientos)(?!\s+(?:of|with|that|which|for|take|run)\b))|"
+    r"((?:gpu|wall|kernel)[ _-]?(?:times?|per[ _-]call|clock)|times?(?=\s*(?:\([^()]{0,8}\))?\s*:))|"
+    r"(bandwidths?|achieved|throughput|Bandbreite|ancho de banda|bande passante|largura de banda)|"
+    r"(fractions?|shares?|efficiency|utili[sz]ation))(?![\w/])",
+    ("bytes: mm 100663296", "GPU times: eager 27.1", "kernels 5 / 1", "FLOPs: 1.37e11", "ridge: 191",
+     "times (µs): 71.1"),
+    ("the time is", "bytes/s", "kernels of 71"),
+)
+_LABEL_KINDS = ("bytes", "flops", "intensity", "launches", "time", "bandwidth", "fraction")
+#: where a labelled list ends: a clause break, an arrow, a sentence's end, a line's end
+_LIST_END = rule(
+    "number.list_end",
+    "where a list of labelled numbers ends: ';', an arrow, the end of a sentence or line",
+    r";|\n|→|->|=>|\.(?=\s|$)|\b(?:so|because|which|but|while)\b",
+    ("; ", " → ratio", ". Then", " so "),
+    (", ", "torch.sum"),
+)
+_BARE_IN_LIST = rule(
+    "number.bare_in_list",
+    "a bare number in a labelled list, with an optional SI prefix ('100.7 M', '137.4 G'): not a formula's "
+    "coefficient ('2n^3'), not a count of something else ('64 tiles')",
+    r"(?<![\w.^*#/,])(\d+(?:\.\d+)?\s?[×x*·]\s?10\s?\^\s?[-+]?\d+|\d+(?:,\d{3})+|\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
+    r"(?:\s?(?P<si>(?-i:[kKMGT]))(?![\w/]))?" + _NOT_A_VALUE
+    + r"(?!\s*(?!(?:vs|versus|and|or|to|for|against|compared|in|on|at|with|from|µs|us|ms)\b)[A-Za-zÀ-ÿ])",
+    ("mm 100663296", "eager 27.1,", "1.37e11 for", "100.7 M", "137.4 G"),
+    ("2n^3", "64 tiles", "2^24", "8 trips"),
+)
+_OPERAND = rule(
+    "number.operand",
+    "right after a bare number: an operator and more, then '=' or '≈' and a result ('785 / 4.11 ≈ 191', "
+    "'2·#### = 2.15'): the number is an operand of a formula, not a value",
+    r"[^\S\n]*(?:[·*×+][^\S\n]*[\w#(]|[/÷\-][^=≈;\n]{0,40}?[=≈])",
+    (" / 4.11 ≈ 191", "·#### = 2.15", " * 2 = 8", " + 2 + 1"),
+    (" / compiled 67108864 →", ", add 16777216"),
+)
+_SI = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+_PAREN_UNIT = re.compile(r"\(\s*(?:in\s+)?([^()\d]{1,8}?)\s*\)")
+
+
+def _labelled(text: str, found: list[Stated], taken: _Taken, add: Callable[[Stated], None]) -> None:
+    """Bare numbers listed after a quantity's name take its kind, and the unit its list names (after a number
+    of the list, or in parentheses), or for a count (bytes, FLOPs, launches, intensity) none."""
+    labels = list(_LABEL.finditer(text))
+    starts = sorted(f.start for f in found)
+    by_start = {f.start: f for f in found}
+    for i, lab in enumerate(labels):
+        kind = _LABEL_KINDS[lab.lastindex - 1] if lab.lastindex else None
+        if kind is None:
+            continue
+        end = min(lab.end() + 120, len(text), labels[i + 1].start() if i + 1 < len(labels) else len(text))
+        stop = _LIST_END.search(text, lab.end(), end)
+        end = stop.start() if stop else end
+        unit_scale: tuple[str, tuple[Reading, ...]] | None = None
+        unit_at: int | None = None
+        j = bisect.bisect_left(starts, lab.end())
+        while j < len(starts) and starts[j] < end:
+            f = by_start[starts[j]]
+            if f.kind == kind or (kind == "flops" and f.kind == "flop_rate" and f.unit.endswith(("flop", "flops"))):
+                if f.number and not f.unitless:
+                    unit_scale = (f.unit, tuple(Reading(r.kind, r.value / f.number) for r in f.readings))
+                    unit_at = f.start
+                    break
+            j += 1
+        if unit_scale is None:
+            paren = _PAREN_UNIT.search(text, lab.end(), min(len(text), end + 12))
+            if paren:
+                got = extract(f"1 {paren.group(1).strip()}") if paren.group(1).strip() else []
+                if len(got) == 1 and got[0].kind in (kind, "flop_rate"):
+                    unit_scale = (got[0].unit, got[0].readings)
+        if unit_scale is None and kind in ("time", "bandwidth"):
+            continue  # a bare time or bandwidth without a unit: no value to check
+        for m in _BARE_IN_LIST.finditer(text, lab.end(), end):
+            a, b = m.start(1), m.end(1)
+            if taken.overlaps(a, m.end()) or _OPERAND.match(text, m.end(1), end) or re.search(
+                    r"[×*·+(^]\s?$", text[max(0, a - 3):a]) or (
+                    re.search(r"[/÷\-]\s?$", text[max(0, a - 3):a]) and re.match(r"\s*[=≈]", text[b:b + 3])):
+                continue
+            if unit_scale is not None and unit_at is not None and a > unit_at:
+                continue  # after the list's own figure with a unit: the carried-unit rule's (" vs 1.8")
+            n = to_float(m.group(1))
+            if n is None:
+                continue
+            if m.group("si"):
+                n *= _SI[m.group("si")]
+                b = m.end("si")
+            if unit_scale is not None and not m.group("si"):
+                unit, readings = unit_scale[0], tuple(Reading(r.kind, n * r.value) for r in unit_scale[1])
+            elif kind == "launches":
+                if n != int(n) or n > 64:
+                    continue
+                unit, readings = "", (Reading("launches", n),)
+            elif kind in ("bytes", "flops"):
+                if n < 1e4:
+                    continue  # "bytes: 268" names no unit: a TA cannot check it either
+                unit, readings = "", (Reading(kind, n),)
+            elif kind == "intensity":
+                unit, readings = "flop/b", (Reading(kind, n),)
+            elif kind == "fraction":
+                if n > 1.5:
+                    continue
+                unit, readings = "", (Reading(kind, n),)
+            else:
+                continue
+            add(Stated(text[a:b], a, b, unit, n, readings, unitless=True))
+
+
+# "1/4 of the traffic", "a quarter of eager's bytes", "half the data": a share of another's bytes
+_SHARE_OF = rule(
+    "number.share_of",
+    "a share written as a fraction or in words before 'of the traffic / bytes': '1/4 of the traffic', 'a quarter "
+    "of eager's bytes', 'half the data'",
+    r"(?<![\w./])(\d{1,2}\s?/\s?\d{1,3}|an? (?:quarter|third|fifth|eighth)|one (?:quarter|third|fourth|fifth|eighth)|"
+    r"half|a half)(?=\s+(?:of\s+)?(?:the\s+|its\s+)?(?:[\w#]+['’]s\s+|[\w-]+\s+){0,2}?"
+    r"(?:traffic|bytes|data|memory traffic)\b)",
+    ("1/4 of the traffic", "a quarter of eager's bytes", "half the data", "one fourth of the unfused traffic"),
+    ("1/4 of the time", "half as fast"),
+)
+_SHARES = {"quarter": 0.25, "fourth": 0.25, "third": 1 / 3, "fifth": 0.2, "eighth": 0.125, "half": 0.5}
+# "x3.9 speedup", "a ×4 reduction in traffic": a factor written before its number
+_PREFIX_FACTOR = rule(
+    "number.prefix_factor",
+    "a factor written before its number: 'a speedup of x3.9', '×4 less traffic', 'speedup: x3.87'",
+    r"(?<![\w.#)])(?<![\d#)] )[x×](\d+(?:[.,]\d+)?)(?![\w%/]|[.,]\d|\s*[x×]\s*\d|\s*(?:[kmgt]i?b|bytes?|µs|us|ms)\b)",
+    ("a speedup of x3.9", "×4 less traffic", "speedup: x3.87", "is x3.9."),
+    ("4096x4096", "x86_64", "x 4096", "128 x128", "8 ×33.5 MB"),
 )
 
 
@@ -360,8 +534,8 @@ def extract(text: str) -> list[Stated]:
                 first *= _MULT[m.group("mult").lower()]
                 second = second * _MULT[m.group("mult").lower()] if second is not None else None
             unit = m.group("u")
-            if unit == "s" and m.start() > 0 and text[m.start() - 1] in "(/·*×":
-                continue  # "1/(3s)": a formula, not seconds
+            if unit == "s" and re.search(r"[(/·*×÷]\s*$", text[max(0, m.start() - 3):m.start()]):
+                continue  # "1/(3s)", "2n / 3s": a formula, not seconds
             scales = _scales(kind, unit)
             low, high = (min(first, second), max(first, second)) if second is not None else (None, None)
             mid = (first + second) / 2 if second is not None else first
@@ -394,7 +568,8 @@ def extract(text: str) -> list[Stated]:
         n = to_float(m.group(1))
         if n is not None and not taken.overlaps(m.start(), m.end()) and (m.group(0) != m.group(1) or n == 2):
             add(Stated(m.group(0), m.start(), m.end(), "times", n, (Reading("ratio", n),)))
-    named = ((_OF_PEAK, "fraction"), (_NAMED_LAUNCHES, "launches"), (_QUOTIENT, "ratio"), (_BY, "ratio"),
+    named = ((_OF_PEAK, "fraction"), (_NAMED_LAUNCHES, "launches"), (_QUOTIENT, "ratio"), (_NAMED_QUOTIENT, "ratio"),
+             (_BY, "ratio"),
              (_NAMED_RATIO, "ratio"), (_NAMED_FRACTION, "fraction"))
     for pat, kind in named:
         for m in pat.finditer(text):
@@ -408,7 +583,11 @@ def extract(text: str) -> list[Stated]:
             add(Stated(text[a:m.end()] if unit else text[a:b], a, m.end() if unit else b, unit, n,
                        (Reading(kind, n),), unitless=True))
     found.sort(key=lambda s: s.start)
-    for prev in list(found):
+    _labelled(text, found, taken, add)
+    found.sort(key=lambda s: s.start)
+    queue, at = list(found), 0
+    while at < len(queue):  # a carried number carries on: "398 TFLOP/s against 785 for bf16 and 50.5 for fp32"
+        prev, at = queue[at], at + 1
         carried = _CARRY.match(text, prev.end)
         if not carried or not prev.number:
             continue
@@ -417,6 +596,55 @@ def extract(text: str) -> list[Stated]:
             continue
         readings = tuple(Reading(r.kind, n * r.value / prev.number) for r in prev.readings)
         add(Stated(carried.group(1), carried.start(1), carried.end(1), prev.unit, n, readings, unitless=True))
+        queue.append(found[-1])
+    by_start = {f.start: f for f in found}
+    for back in _CARRY_BACK.finditer(text):
+        nxt = by_start.get(back.end())
+        n = to_float(back.group(1))
+        if nxt is None or nxt.unitless or not nxt.number or n is None or taken.overlaps(back.start(1), back.end(1)):
+            continue
+        readings = tuple(Reading(r.kind, n * r.value / nxt.number) for r in nxt.readings)
+        add(Stated(back.group(1), back.start(1), back.end(1), nxt.unit, n, readings, unitless=True))
     _listed_ratios(text, found, taken, add)
-    # "below 1x", "more than 4,000 GB/s": a bound, not a value to check
-    return sorted((s for s in found if not _BOUND.search(text[max(0, s.start - 40):s.start])), key=lambda s: s.start)
+    _launch_ellipsis(text, found, taken, add)
+    for m in _SHARE_OF.finditer(text):
+        word = next((v for k, v in _SHARES.items() if k in m.group(1).lower()), None)
+        share = word if word is not None else to_float(m.group(1).replace(" ", ""))
+        if share and not taken.overlaps(m.start(1), m.end(1)):
+            add(Stated(m.group(1), m.start(1), m.end(1), "", share, (Reading("fraction", share),), unitless=True))
+    for m in _PREFIX_FACTOR.finditer(text):
+        n = to_float(m.group(1).replace(",", "."))
+        if n is not None and not taken.overlaps(m.start(), m.end()):
+            add(Stated(m.group(0), m.start(), m.end(), "x", n, (Reading("ratio", n),)))
+    # "below 1x", "more than 4,000 GB/s": a bound, not a value to check (a count of launches still is one:
+    # "the guards cost more than four launches")
+    return sorted((s for s in found if s.kind == "launches" or not _BOUND.search(text[max(0, s.start - 40):s.start])),
+                  key=lambda s: s.start)
+
+
+_ELLIPSIS = rule(
+    "number.launch_ellipsis",
+    "a bare count after 'in', 'with', 'needs' in a sentence that has stated a launch count: 'eager moves 268 MB "
+    "in 4 kernels, fused 67 MB in 1', 'compiled needs 1 and 67 MB'",
+    r"\b(?:in|with|needs?|uses?|has|have|takes?|over|en|mit|con|avec|com|braucht|necesita|nécessite)\s+"
+    r"(?:only\s+|just\s+|nur\s+|solo\s+|seulement\s+)?(\d{1,2})(?![\w%/^]|[.,]\d|\s*[·*×x]|\s*(?:[kmgt]i?b|µs|us|ms)\b)"
+    r"(?!\s*(?!(?:and|or|vs|y|e|et|und)\b)[A-Za-zÀ-ÿ])",
+    ("fused 67 MB in 1.", "compiled needs 1 and 67 MB", "with 1:"),
+    ("in 1.5 ms", "in 4 kernels", "with 2 MB"),
+)
+
+
+def _launch_ellipsis(text: str, found: list[Stated], taken: _Taken, add: Callable[[Stated], None]) -> None:
+    """A bare count that parallels a launch count stated earlier in its sentence is a launch count."""
+    launches = sorted(f.start for f in found if f.kind == "launches" and not f.unitless)
+    if not launches:
+        return
+    cuts = [m.end() for m in _SENTENCE.finditer(text)]
+    for m in _ELLIPSIS.finditer(text):
+        a, b = m.start(1), m.end(1)
+        i = bisect.bisect_left(launches, a) - 1
+        start = cuts[bisect.bisect_right(cuts, a) - 1] if cuts and cuts[0] <= a else 0
+        if i < 0 or launches[i] < start or taken.overlaps(a, b):
+            continue
+        n = float(m.group(1))
+        add(Stated(m.group(1), a, b, "", n, (Reading("launches", n),), unitless=True))

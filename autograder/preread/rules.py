@@ -49,7 +49,8 @@ def rule(name: str, purpose: str, pattern: str, examples: tuple[str, ...], count
 WALL = rule(
     "method.wall",
     "the sentence speaks of per-call wall time (CUDA events around one call, CPU dispatch included)",
-    r"\bwall|\bper[- ]call\b|\bend[- ]to[- ]end\b|\bcuda events?\b|\bevents? around\b|\b(?:one|a|each|the) call\b|"
+    r"\bwall|\bper[- ]call\b|\bend[- ]to[- ]end\b|\bcuda events?\b|\bevents? around\b|"
+    r"\b(?:one|a|each|every|the) call\b|"
     r"\bcalls? costs?\b|\bfrom python\b|\ba single call\b|\bsingle[- ]call\b|\bdispatch|\bhost[- ]side\b|"
     r"\bcpu[- ](?:time|side|overhead)\b|"
     r"\bwall[- ]?clock\b|\bWandzeit|\btiempo (?:de )?pared\b|\btemps (?:mur|réel)\b|\btempo de parede\b",
@@ -60,12 +61,13 @@ WALL = rule(
 GPU = rule(
     "method.gpu",
     "the sentence speaks of GPU time (CUDA-graph replay, kernel time only, no CPU dispatch)",
-    r"\bgpu[- ]?(?:time|side|only|kernel|timing|zeit|tiempo|temps)|\bkernel[- ]time\b|\bcuda[- ]graphs?\b|"
+    r"\bgpu[- _]?(?:time|side|only|kernel|timing|zeit|tiempo|temps|speed-?\s?ups?|ratios?)|\bkernel[- ]time\b|"
+    r"\bcuda[- ]graphs?\b|"
     r"\bgraph replay\b|\breplay|\bdevice time\b|\b(?:on the|in) gpu(?:[- ](?:time|side))?\b|\bGPU-Zeit\b|"
     r"\btiempo (?:de )?GPU\b|"
     r"\btemps GPU\b|\btempo de GPU\b|\bgpu\b(?=\s*[:=]?\s*[~≈]?\s*\d)",
     ("The GPU-time speedup is 4.0x.", "GPU 4.1x = traffic ratio", "with CUDA graphs the eager chain takes 71 µs",
-     "on the gpu it is 3.9x",
+     "on the gpu it is 3.9x", "the GPU speedup of 3.85x",
      "die GPU-Zeit sinkt", "tiempo de GPU"),
     ("the GPU is fast", "per call", "a graph of the sweep"),
 )
@@ -138,9 +140,10 @@ KERNEL_TIME = rule(
 EACH = rule(
     "subject.per_kernel",
     "the number's own clause speaks of one kernel of several ('each eager kernel moves 67 MB')",
-    r"\b(?:each|every|per (?:kernel|launch|pass|op(?:eration)?)|one of|jede[rsn]?|cada|chaque)\b",
+    r"\b(?:each|every|per (?:kernel|launch|pass|op(?:eration)?)|one of|jede[rsn]?|cada|chaque|"
+    r"(?:por|pro|par|pour) (?:kernel|noyau|núcleo|lanzamiento|lancement|Kernel|Start))\b",
     ("each eager kernel moves 67 MB", "per kernel it is 67 MB", "one of the four kernels", "jeder Kernel",
-     "cada kernel", "chaque noyau"),
+     "cada kernel", "chaque noyau", "mueve 4,2 MB por kernel", "pro Kernel"),
     ("so eager moves 64 MB", "eager moves 268 MB in total"),
 )
 

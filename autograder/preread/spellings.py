@@ -1,0 +1,94 @@
+"""Other languages' words for the English words a lesson names its variants by ("fused" is "fusionada",
+"fusioniert", "fusionné"): a lesson declares its variants' English spellings (``variant_words``) and the
+pre-reader adds these, so an answer in German, Spanish, French or Portuguese names the same variants.
+
+Each translation is a named rule of :mod:`.rules` with its own examples; which English word it translates is
+its key. Lesson-agnostic: only words a lesson already uses are translated. Pure functions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from .rules import rule
+
+__all__ = ["TRANSLATIONS", "with_translations"]
+
+#: English word (as a lesson spells a variant) -> a pattern of its German, Spanish, French, Portuguese forms
+TRANSLATIONS: dict[str, str] = {
+    "unfused": rule(
+        "spelling.unfused",
+        "'unfused' in German, Spanish, French, Portuguese: nicht fusioniert, sin fusionar, non fusionné, não fundido",
+        r"(?:nicht|un)[- ]?fusioniert\w*|ungefused|sin fusionar|no fusionad[oa]s?|non[- ]fusionn[ée]e?s?|"
+        r"não[- ](?:fundid|fusionad)[oa]s?|sem fus[ãa]o|sans fusion|ohne fusion",
+        ("die nicht fusionierte Version", "sin fusionar", "la version non fusionnée", "não fundida"),
+        ("fusioniert", "fusionada"),
+    ).pattern,
+    "fused": rule(
+        "spelling.fused",
+        "'fused' in German, Spanish, French, Portuguese: fusioniert(e), fusionada, fusionné(e), fundido",
+        r"\b(?:(?<!nicht )(?<!nicht-)(?<!un)fusioniert\w*|(?<!no )fusionad[oa]s?|(?<!non )(?<!non-)fusionn[ée]e?s?|"
+        r"(?<!não )fundid[oa]s?)\b",
+        ("die fusionierte Version", "la versión fusionada", "la version fusionnée", "o kernel fundido"),
+        ("fusion", "confundido"),
+    ).pattern,
+    "composed": rule(
+        "spelling.composed",
+        "'composed' (of separate ops) in German, Spanish, French, Portuguese: zusammengesetzt, compuesta, composée",
+        r"zusammengesetzt\w*|compuest[oa]s?|compos[ée]e?s?|compost[oa]s?",
+        ("die zusammengesetzte Version", "la versión compuesta", "la version composée", "a versão composta"),
+        ("composition",),
+    ).pattern,
+    "compiled": rule(
+        "spelling.compiled",
+        "'compiled' in German, Spanish, French, Portuguese: kompiliert(e), compilado/a, compilé(e)",
+        r"\b(?:kompiliert\w*|compilad[oa]s?|compilé(?:e|es|s)?)\b",
+        ("die kompilierte Version", "el compilado", "la version compilée"),
+        ("compile",),
+    ).pattern,
+    "library": rule(
+        "spelling.library",
+        "'library' (a library's own kernel) in German, Spanish, French, Portuguese",
+        r"Bibliotheks?\w*|biblioteca|bibliothèque",
+        ("die Bibliothek", "la biblioteca", "la bibliothèque"),
+        ("library",),
+    ).pattern,
+    "multiply": rule(
+        "spelling.multiply",
+        "'multiply' / 'multiplication' in German, Spanish, French, Portuguese",
+        r"Multiplikation|Matrixmultiplikation|multiplicaci[óo]n|multiplicação|multiplication matricielle|"
+        r"produit matriciel|producto de matrices",
+        ("die Multiplikation", "la multiplicación", "a multiplicação", "le produit matriciel"),
+        ("multiple",),
+    ).pattern,
+    "add": rule(
+        "spelling.add",
+        "'add' / 'addition' (an elementwise sum) in German, Spanish, French, Portuguese",
+        r"\b(?:Addition|adici[óo]n|adição|(?<!una )suma\b(?! de)|soma\b(?! de))",
+        ("die Addition", "la adición", "a adição", "la suma"),
+        ("sumar", "la suma de"),
+    ).pattern,
+}
+#: the English forms of each translated word a lesson's spelling may match ("multiplication" is "multiply")
+_FORMS = {"unfused": ("unfused",), "composed": ("composed",), "fused": ("fused",), "compiled": ("compiled",),
+          "library": ("library",), "multiply": ("multiply", "multiplication", "multiplies"),
+          "add": ("add", "addition", "adds")}
+
+
+def _translates(spelling: str, word: str) -> bool:
+    try:
+        return any(re.fullmatch(spelling, form, re.I) for form in _FORMS[word])
+    except re.error:
+        return False
+
+
+def with_translations(words: Mapping[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+    """A lesson's variant spellings (variant -> patterns) with the translations of each English word it uses
+    (by a spelling that matches the word, or by the variant's own name)."""
+    out = {}
+    for variant, spellings in words.items():
+        extra = tuple(p for w, p in TRANSLATIONS.items()
+                      if w == variant or any(_translates(s, w) for s in spellings))
+        out[variant] = (*spellings, *extra)
+    return out
