@@ -324,6 +324,13 @@ def main(fd: int) -> None:
     torch = child.torch
     perf = child.perf
     phases: dict[str, float] = {"torch_import": perf() - t_boot}
+    if task.get("turn"):
+        # the GPU is this submission's only once the parent says so: children of a pool start and import
+        # side by side, but one at a time runs anything on the device (a timed loop never shares it)
+        child.send(t="turn")
+        line = child.stdin.readline()
+        if line.strip() != b"begin":
+            child.exit(3)
     t = perf()
     if child.cuda:
         frac = min(1.0, task["gpu_memory_mb"] * 2**20 / torch.cuda.get_device_properties(child.device).total_memory)

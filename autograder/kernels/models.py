@@ -24,6 +24,9 @@ class Limits(BaseModel, frozen=True):
     memory_mb: int = Field(default=8192, gt=0)
     gpu_memory_mb: int = Field(default=16384, gt=0)
     output_mb: int = Field(default=256, gt=0)
+    #: one submission at a time runs anything on the device (runner.DeviceTurn); None: on CUDA only (a CPU
+    #: pool's children share the cores anyway)
+    exclusive_device: bool | None = None
 
 
 class KernelTask(BaseModel, frozen=True):

@@ -8,6 +8,7 @@ child has gone it checks the saved outputs itself (:mod:`.verify`) and decides (
 
 from __future__ import annotations
 
+import fcntl
 import os
 import selectors
 import signal
@@ -39,6 +40,39 @@ def _child_source() -> str:
     return _CHILD_SOURCE
 
 
+class DeviceTurn:
+    """One submission at a time on a device: an exclusive ``flock`` on a file named after the device (and
+    the GPUs this process may see), held from a child's first device call to its end. Children of a pool
+    start and import torch side by side; their GPU work, timed loops included, never overlaps. Waiting for
+    the turn does not count against a submission's wall-time limit."""
+
+    def __init__(self, device: str) -> None:
+        visible = os.environ.get("CUDA_VISIBLE_DEVICES", "all").replace(",", "-") or "none"
+        self.path = Path(tempfile.gettempdir(), f"autograder-turn-{device}-{visible}.lock")
+        self._fd: int | None = None
+
+    def take(self, timeout_s: float) -> float:
+        """Wait for the device (at most ``timeout_s``); the seconds waited. Raises TimeoutError."""
+        t0 = time.perf_counter()
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                self._fd = fd
+                return time.perf_counter() - t0
+            except BlockingIOError:
+                if time.perf_counter() - t0 > timeout_s:
+                    os.close(fd)
+                    raise TimeoutError(f"the device was busy for {timeout_s:.0f} s") from None
+                time.sleep(0.005)
+
+    def give(self) -> None:
+        if self._fd is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None
+
+
 @dataclass
 class ChildRun:
     """What the parent saw of one child."""
@@ -51,6 +85,7 @@ class ChildRun:
     stderr: str = ""
     protocol: str = ""  # what was wrong with the child's messages, if anything
     started_s: float | None = None  # spawn to the child's hello
+    waited_s: float = 0.0  # for the device turn (not counted against the wall-time limit)
     finished: bool = False  # the child sent its last message (end, error, no_entry)
 
     def first(self, t: str) -> dict[str, Any] | None:
@@ -61,7 +96,7 @@ class ChildRun:
 
 
 def _watch(proc: subprocess.Popen[bytes], msg_fd: int, err_fd: int, deadline: float, run: ChildRun,
-           t_spawn: float, expected_cases: int) -> None:
+           t_spawn: float, expected_cases: int, turn: DeviceTurn | None = None) -> None:
     """Read both pipes until the child closes them or the deadline passes; answer ``ready`` with ``go``."""
     sel = selectors.DefaultSelector()
     sel.register(msg_fd, selectors.EVENT_READ, "msg")
@@ -96,11 +131,31 @@ def _watch(proc: subprocess.Popen[bytes], msg_fd: int, err_fd: int, deadline: fl
                 if msg is None:
                     run.protocol = run.protocol or "a message that is not one JSON line"
                     continue
+                if msg["t"] == "turn" and turn is not None and not run.waited_s:
+                    waited = _take_turn(turn, proc, deadline - time.perf_counter())
+                    run.waited_s, deadline = waited, deadline + waited
+                    continue
                 _handle(msg, now, run, proc, t_spawn, expected_cases)
             if len(buf) > child_mod.MAX_LINE:
                 run.protocol = run.protocol or "a message over the size limit"
                 buf = b""
     run.stderr = err.decode("utf-8", "replace")
+
+
+def _take_turn(turn: DeviceTurn, proc: subprocess.Popen[bytes], left_s: float) -> float:
+    """Wait for the device, then let the child begin; the seconds waited (0 if the turn never came: the
+    child then waits for ``begin`` until its deadline, as a hang would)."""
+    try:
+        waited = turn.take(timeout_s=max(60.0, 30 * left_s))
+    except TimeoutError:
+        return 0.0
+    try:
+        assert proc.stdin is not None
+        proc.stdin.write(b"begin\n")
+        proc.stdin.flush()
+    except OSError:
+        pass
+    return max(waited, 1e-9)
 
 
 def _handle(msg: dict[str, Any], now: float, run: ChildRun, proc: subprocess.Popen[bytes], t_spawn: float,
@@ -153,6 +208,8 @@ def _spawn_and_watch(task: KernelTask, base: Path, isolate: bool, plan: Timing) 
     t_spawn = time.perf_counter()
     deadline = t_spawn + lim.wall_s
     scratch = str(base / "out")
+    exclusive = lim.exclusive_device if lim.exclusive_device is not None else task.device == "cuda"
+    turn = DeviceTurn(task.device) if exclusive else None
     payload = {
         "workload_source": task.workload.read_text(encoding="utf-8"), "workload_name": task.workload.stem,
         "make_inputs": task.make_inputs, "entry": task.entry, "source": task.source,
@@ -163,6 +220,7 @@ def _spawn_and_watch(task: KernelTask, base: Path, isolate: bool, plan: Timing) 
         "threads": 1 if task.device == "cpu" else min(4, os.cpu_count() or 1),
         "input_threads": min(4, os.cpu_count() or 1),
         "sys_path": child_sys_path(),
+        "turn": turn is not None,
     }
     try:
         proc = subprocess.Popen(spec.argv, stdin=subprocess.PIPE, stdout=err_w, stderr=err_w, pass_fds=(msg_w,),
@@ -182,15 +240,17 @@ def _spawn_and_watch(task: KernelTask, base: Path, isolate: bool, plan: Timing) 
             proc.stdin.flush()
         except OSError:
             pass
-        _watch(proc, msg_r, err_r, deadline, run, t_spawn, len(task.cases))
+        _watch(proc, msg_r, err_r, deadline, run, t_spawn, len(task.cases), turn)
     finally:
         if run.timed_out or proc.poll() is None:
             if not run.timed_out:
                 try:
-                    proc.wait(timeout=max(0.5, deadline - time.perf_counter()))
+                    proc.wait(timeout=max(0.5, deadline + run.waited_s - time.perf_counter()))
                 except subprocess.TimeoutExpired:
                     run.timed_out = True
             _kill(proc)
+        if turn is not None:
+            turn.give()  # the child and everything it started are gone: the device is free
         run.returncode = proc.returncode
         if not run.stderr:
             try:
@@ -271,7 +331,9 @@ def run_submission(task: KernelTask, *, isolate: bool = True) -> KernelResult:
 def _phases(run: ChildRun, t0: float) -> dict[str, float]:
     out: dict[str, float] = {}
     if run.started_s is not None:
-        out["child_start"] = run.started_s
+        out["child_start"] = run.started_s - run.waited_s
+    if run.waited_s:
+        out["turn_wait"] = run.waited_s
     end = run.first("end")
     if end is not None and isinstance(end.get("phases"), dict):
         for k, v in end["phases"].items():

@@ -123,3 +123,38 @@ def test_in_the_sandbox_the_child_finds_bench_s_flush_helper_and_no_course_file(
                           timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr[-800:]
     assert proc.stdout.split() == ["flusher", "L2Flusher", "False"]
+
+
+def test_a_device_turn_is_exclusive_and_given_back(tmp_path, monkeypatch):
+    from autograder.kernels.runner import DeviceTurn
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    first, second = DeviceTurn("cuda"), DeviceTurn("cuda")
+    assert first.take(timeout_s=1.0) < 1.0
+    with pytest.raises(TimeoutError):
+        second.take(timeout_s=0.1)
+    first.give()
+    assert second.take(timeout_s=1.0) < 1.0
+    second.give()
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "1")
+    assert DeviceTurn("cuda").path != first.path  # another GPU: another turn
+
+
+def test_a_pool_on_one_device_takes_turns_and_waiting_costs_no_wall_time():
+    """Two submissions at once with an exclusive device (as on a GPU): both start side by side, one waits
+    for the other's device work, and the wait is reported, not charged to its wall-time limit."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from autograder.kernels import Limits
+
+    sleepy = "import time\nimport torch\n\n\ndef fused_chain(x):\n    time.sleep(0.05)\n    return torch.relu(x * 2 + 1) * 0.5\n"
+    task = make_task(sleepy, limits=Limits(wall_s=60.0, exclusive_device=True))
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(lambda _: run_submission(task, isolate=False), range(2)))
+    assert [r.verdict for r in results] == ["ok", "ok"], [r.reason for r in results]
+    waits = sorted(r.phases.get("turn_wait", 0.0) for r in results)
+    busy = min(r.phases["check"] + r.phases["timing"] for r in results)  # each one's device work: > 1 s
+    assert busy > 1.0 and waits[0] < 0.5 < waits[1]  # one went first, the other waited for it
