@@ -18,6 +18,7 @@ from .crossover import CrossoverKind
 from .direction import DirectionKind
 from .peak_fraction import PeakFractionKind
 from .ratio import RatioKind
+from .roofline_share import RooflineShareKind
 
 __all__ = ["KINDS", "Band", "Kind", "Measurements", "Score", "kind_of", "register_kind"]
 
@@ -36,6 +37,7 @@ register_kind(DirectionKind())
 register_kind(PeakFractionKind())
 register_kind(CrossoverKind())
 register_kind(CountKind())
+register_kind(RooflineShareKind())
 
 
 def kind_of(q: Quantity | str) -> Kind:
