@@ -143,7 +143,8 @@ def cached_run(
 
     key = hashlib.sha256(
         json.dumps(
-            {**task.model_dump(mode="json", exclude={"seed", "workload", "limits"}),
+            {**task.model_dump(mode="json", exclude={"seed", "workload", "limits", "source"}),
+             "source": task.source,
              "workload": Path(task.workload).read_text(encoding="utf-8")},
             sort_keys=True,
         ).encode()
@@ -181,15 +182,21 @@ def _blank(sv: StudentVariant) -> KernelResult:
 
 
 def run_for(
-    reading: SubmissionReading, spec: LessonSpec, ref: ReferenceRun, results: Path | None
+    reading: SubmissionReading, spec: LessonSpec, ref: ReferenceRun, policy: GradingPolicy, results: Path | None
 ) -> KernelResult:
-    """The grader's result of this submission's kernel on the reference's kind of device."""
+    """The grader's result of this submission's kernel on the reference's kind of device, within the
+    course's deadline for one submission (the kernel's own verdict, ``timeout``, comes first)."""
+    from ..kernels import Limits
+
     sv = _variant(spec)
     source = reading.answers.get(sv.answer_cell, "")
     if not source.strip() or sv.answer_cell in reading.unanswered_cells:
         return _blank(sv)
     device = "cuda" if ref.device.kind == "cuda" else "cpu"
     task = kernel_task(spec, device, source, secrets.randbits(31))
+    deadline = policy.submission_deadline_s
+    if deadline > 0:
+        task = task.model_copy(update={"limits": Limits(wall_s=min(Limits().wall_s, 0.75 * deadline))})
     return cached_run(task, results / spec.id / ref.device.key if results is not None else None, _run_submission)
 
 
@@ -208,7 +215,7 @@ def grade_student_kernel(
     from .grade import grade_quantity
 
     sv = _variant(spec)
-    result = run_for(reading, spec, ref, results)
+    result = run_for(reading, spec, ref, policy, results)
     ok = result.verdict == "ok"
     verdict = result.verdict + (f"/{result.family}" if result.family else "")
     own = student_measurements(spec, result.cases, ref.device.kind) if ok else []
