@@ -37,8 +37,8 @@ class ShareBand(BaseModel):
 
 
 class RooflineShareArgs(PeakFractionArgs):
-    rate: Literal["bytes"] = "bytes"
-    peak: Literal["copy_gbps"] = "copy_gbps"
+    """``peak_fraction``'s arguments (bytes against the copy roofline only) and the credit's band."""
+
     full_share: float = Field(gt=0, le=1.5)
     zero_share: float = Field(gt=0, lt=1.5)
     #: other bands for a kind of device ("cpu", "cuda"), e.g. a CPU running Triton's interpreter
@@ -46,6 +46,8 @@ class RooflineShareArgs(PeakFractionArgs):
 
     @model_validator(mode="after")
     def _ordered(self) -> RooflineShareArgs:
+        if self.rate != "bytes" or self.peak != "copy_gbps":
+            raise ValueError('a roofline share is bytes against the copy roofline: rate = "bytes", peak = "copy_gbps"')
         ShareBand(full_share=self.full_share, zero_share=self.zero_share)
         return self
 
@@ -54,7 +56,8 @@ class RooflineShareKind(PeakFractionKind):
     """Derives like ``peak_fraction`` (bytes against the copy roofline); scores the measured share itself."""
 
     name = "roofline_share"
-    Args = RooflineShareArgs
+    # its arguments are peak_fraction's and two required bands: a constructor of its own (hence the ignore)
+    Args = RooflineShareArgs  # type: ignore[assignment]
     asks_for = "nothing: the grader measures your kernel"
     #: not a prediction: a lesson grades it from a measurement (its ``credit``), never from a student's value
     predicted = False

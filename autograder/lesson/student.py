@@ -105,16 +105,22 @@ def _table(
     mine = next((m for m in own if m.method == method and m.case.params == params), None)
     other = next((m for m in theirs if m.method == method and m.case.variant == base), None)
     lines = [f"{wl.describe(params)} · {lesson._device_name}"]
+    asked = [dict(c) for c in sv.cases]
+    if params not in asked:
+        lines.append(
+            f"(on a {lesson._kind.upper()} this lesson measures {render_params(params, short=False, sep=', ')} "
+            f"instead of {'; '.join(render_params(c, short=False, sep=', ') for c in asked)}: see lesson.toml)"
+        )
     if mine is None or other is None:
         return [*lines, f"✘ no {method} timing of your {sv.entry} at this case"]
     roof = lesson._fingerprint().copy_gbps
     speed = other.median_ms / mine.median_ms
     lines.append(f"{'':<10} {'your ' + sv.entry + ' ms':>20} {base + ' ms':>12} {base + '/yours':>12}")
-    lines.append(f"{method:<10} {mine.median_ms:>20.4f} {other.median_ms:>12.4f} {speed:>11.2f}×")
+    lines.append(f"{method:<10} {mine.median_ms:>20.4f} {other.median_ms:>12.4f} {speed:>11.3g}×")
     w_mine, w_base = wl.work(sv.variant, params), wl.work(base, params)
     lines.append(
-        f"work model: yours {w_mine.launches} launch, {w_mine.bytes_moved / 1e6:,.1f} MB; {base} "
-        f"{w_base.launches} launches, {w_base.bytes_moved / 1e6:,.1f} MB"
+        f"work model: yours {w_mine.launches} launch, {_mb(w_mine.bytes_moved)}; {base} "
+        f"{w_base.launches} launches, {_mb(w_base.bytes_moved)}"
     )
     lines.append(
         f"achieved: yours {mine.achieved_gbps:,.3g} GB/s = {100 * mine.achieved_gbps / roof:.3g}% of this "
@@ -122,3 +128,7 @@ def _table(
         + (f"; kernels counted: yours {mine.launches}" if mine.launches is not None else "")
     )
     return lines
+
+
+def _mb(n_bytes: int) -> str:
+    return f"{n_bytes / 1e6:,.1f} MB" if n_bytes >= 1e6 else f"{n_bytes / 1e3:,.1f} kB"
