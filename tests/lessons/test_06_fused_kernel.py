@@ -134,12 +134,12 @@ def test_the_instructor_kernel_earns_full_kernel_credit(graded):
 def test_predictions_are_scored_against_the_graders_measurement_of_that_kernel(graded):
     for name in ("instructor", "block32", "torch_loop"):
         g = _by_grade_id(graded[0][name])
-        share, speedup = g["grade_share"], g["grade_speedup"]
+        share, speedup = g["grade_kernel_share"], g["grade_kernel_speedup"]
         assert "the grader measured your kernel on the" in share.reason, share.reason
         assert share.reference == pytest.approx(g["grade_kernel_performance"].reference)  # the same measurement
         assert isinstance(speedup.reference, float) and speedup.reference > 0
     # the three kernels were measured apart: the slow one is slower than the instructor's
-    s = {n: _by_grade_id(graded[0][n])["grade_share"].reference for n in ("instructor", "block32")}
+    s = {n: _by_grade_id(graded[0][n])["grade_kernel_share"].reference for n in ("instructor", "block32")}
     assert s["block32"] < s["instructor"] / 3
 
 
@@ -148,12 +148,13 @@ def test_a_careful_student_predicting_their_own_measurement_earns_full_credit(co
     grade is about THAT kernel (the stored result of the same source is what a regrade uses)."""
     g = _by_grade_id(graded[0]["instructor"])
     # what was measured, unrounded: the prediction (0.95, 4.0) over its ratio to the measurement
-    truth = {SHARE: 0.95 / g["grade_share"].ratio, SPEEDUP: 4.0 / g["grade_speedup"].ratio}
+    truth = {SHARE: 0.95 / g["grade_kernel_share"].ratio, SPEEDUP: 4.0 / g["grade_kernel_speedup"].ratio}
     release = nbformat.read(str(course06.root / "release" / LESSON / f"{LESSON}.ipynb"), as_version=4)
     _write(course06, "careful", _submission(release, SAMPLES["instructor"], truth))
     grade_class(course06, LESSON, GradingPolicy(device_of_record="cpu"), workers=1, students=["careful"])
     mine = _by_grade_id(RecordStore(course06.root / "records").load(LESSON, "careful"))
-    assert mine["grade_share"].fraction == 1.0 and mine["grade_speedup"].fraction == 1.0, mine["grade_share"].reason
+    share, speedup = mine["grade_kernel_share"], mine["grade_kernel_speedup"]
+    assert share.fraction == 1.0 and speedup.fraction == 1.0, (share.reason, speedup.reason)
     assert mine["grade_kernel_performance"].points == 4.0
 
 
@@ -177,10 +178,10 @@ def test_torch_ops_are_allowed_and_measured(graded):
 def test_a_wrong_or_blank_kernel_earns_nothing_and_says_why(graded, name, why):
     r = graded[0][name]
     g = _by_grade_id(r)
-    for gid in ("grade_kernel_correct", "grade_kernel_performance", "grade_share", "grade_speedup"):
+    for gid in ("grade_kernel_correct", "grade_kernel_performance", "grade_kernel_share", "grade_kernel_speedup"):
         assert g[gid].points == 0.0, (gid, g[gid].reason)
         assert why in g[gid].reason, g[gid].reason
-    assert "scored against nothing" in g["grade_share"].reason
+    assert "scored against nothing" in g["grade_kernel_share"].reason
     verdict = "wrong" if name == "wrong" else "no_entry"
     assert f"kernel_{verdict}:kernel_correctness" in r.flags
     assert r.total == 0.0
