@@ -36,6 +36,8 @@ __all__ = [
     "grade_student_kernel",
     "kernel_results",
     "kernel_task",
+    "result_key",
+    "results_folder",
     "student_measurements",
 ]
 
@@ -134,22 +136,22 @@ def student_values(
     return out
 
 
+def result_key(task: KernelTask) -> str:
+    """What decides a kernel's result: the task but its seed and limits, and the workload module's text."""
+    fields = task.model_dump(mode="json", exclude={"seed", "workload", "limits"})
+    fields["workload"] = Path(task.workload).read_text(encoding="utf-8")
+    return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:32]
+
+
 def cached_run(
     task: KernelTask, folder: Path | None, run: Callable[[KernelTask], KernelResult]
 ) -> KernelResult:
-    """``run(task)``, kept in ``folder`` under a key of what decides the result (lesson files' task, source,
-    device): the same submission graded again gets the same measurement and so the same grade."""
+    """``run(task)``, kept in ``folder`` under :func:`result_key`: the same submission graded again (by
+    the other path, or after the batch was stopped) gets the same measurement and so the same grade. A
+    sandbox failure or a timeout is not kept: the next run tries again."""
     from ..kernels import KernelResult
 
-    key = hashlib.sha256(
-        json.dumps(
-            {**task.model_dump(mode="json", exclude={"seed", "workload", "limits", "source"}),
-             "source": task.source,
-             "workload": Path(task.workload).read_text(encoding="utf-8")},
-            sort_keys=True,
-        ).encode()
-    ).hexdigest()[:32]
-    path = folder / f"{key}.json" if folder is not None else None
+    path = folder / f"{result_key(task)}.json" if folder is not None else None
     if path is not None and path.is_file():
         try:
             return KernelResult.model_validate_json(path.read_text(encoding="utf-8"))
@@ -160,11 +162,16 @@ def cached_run(
         from ..bench.store import atomic_write_text
 
         try:
-            folder.mkdir(parents=True, exist_ok=True)  # type: ignore[union-attr]
+            path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write_text(path, result.model_dump_json())
         except OSError:
             pass  # a read-only course: the grade stands, the next run measures again
     return result
+
+
+def results_folder(results: Path, spec: LessonSpec, device_key: str) -> Path:
+    """Where the results of ``spec``'s kernels measured on ``device_key`` are kept."""
+    return results / spec.id / device_key
 
 
 def _run_submission(task: KernelTask) -> KernelResult:
@@ -197,7 +204,8 @@ def run_for(
     deadline = policy.submission_deadline_s
     if deadline > 0:
         task = task.model_copy(update={"limits": Limits(wall_s=min(Limits().wall_s, 0.75 * deadline))})
-    return cached_run(task, results / spec.id / ref.device.key if results is not None else None, _run_submission)
+    folder = results_folder(results, spec, ref.device.key) if results is not None else None
+    return cached_run(task, folder, _run_submission)
 
 
 def grade_student_kernel(

@@ -219,3 +219,71 @@ def test_release_matches_a_fresh_generate_assignment(course06):
     text = (committed / f"{LESSON}.ipynb").read_text(encoding="utf-8")
     assert "BEGIN SOLUTION" not in text and "_relu_chain_kernel" not in text
     assert "def fused_chain(x):" in text and "raise NotImplementedError()" in text
+
+
+# ---------------------------------------------------------------- the bands against the H200 probe's numbers
+
+#: the integrator's H200 probe (SIGNAL-probe06: benchmarks/results/h200-2026-12-01b/), fp16 2^26, gpu_time ms
+H200_COPY_GBPS, H200_EAGER_MS = 4151.0, 0.26328
+H200_KERNEL_MS = {"instructor": 0.06530, "block32": 1.27667, "torch_loop": 0.26328}
+
+
+def _h200_result(case, ms):
+    from autograder.kernels import CaseResult, KernelResult
+    from autograder.records import Case, Measurement, summarize
+
+    samples = [ms * 0.995, ms, ms * 1.005]
+    m = Measurement(case=Case(variant="student", params=case), method="gpu_time", samples_ms=samples,
+                    stats=summarize(samples), bytes_moved=0)
+    return KernelResult(verdict="ok", family=None, reason="correct", seconds=2.0,
+                        cases=(CaseResult(case=case, measurement=m, max_error=0.0, external_ms=ms),))
+
+
+@pytest.mark.parametrize(
+    "name, correct, performance, predictions",
+    [("instructor", 2.0, 4.0, 4.0), ("block32", 2.0, 0.0, 0.0), ("torch_loop", 2.0, (0.4, 1.0), 0.0)],
+)
+def test_on_the_h200_probe_numbers_each_kernel_gets_what_a_ta_would_give(
+    tmp_path, name, correct, performance, predictions
+):
+    """The grader's H200 measurements of the three correct kernels, as the probe measured them (stored as the
+    kernels' results, which grading reads before running anything): the instructor's kernel and predictions
+    (0.95 of the roofline, 4.0x) earn everything; blocks of 32 (5% of the roofline, slower than eager) earn
+    correctness only; torch ops at eager's speed (a quarter of the roofline on a fused kernel's bytes) a
+    little performance credit; neither earns the instructor's predictions."""
+    from autograder.grading.grade import grade_quantity
+    from autograder.grading.reader import read_notebook_node
+    from autograder.grading.student_kernel import grade_student_kernel, kernel_task, result_key, results_folder
+    from autograder.records import Case, DeviceFingerprint, Measurement, ReferenceRun, summarize
+    from autograder.spec import load_spec
+
+    spec = load_spec(REPO / "source" / LESSON).for_device("cuda")
+    path = REPO / "release" / LESSON / f"{LESSON}.ipynb"
+    nb = _submission(nbformat.read(str(path), as_version=4), SAMPLES[name], {SHARE: 0.95, SPEEDUP: 4.0})
+    release = json.loads(nbformat.writes(nbformat.read(str(path), as_version=4)))
+    reading = read_notebook_node(json.loads(nbformat.writes(nb)), spec, "sha", release)
+    h200 = DeviceFingerprint(kind="cuda", key="nvidia-h200", name="NVIDIA H200", torch="2.13.0", python="3.11",
+                             copy_gbps=H200_COPY_GBPS, copy_bytes=1 << 30)
+    case = {"dtype": "float16", "log2_n": 26}
+    eager = [H200_EAGER_MS * f for f in (0.99, 1.0, 1.01)]
+    ref = ReferenceRun(
+        assignment=LESSON, device=h200, created_at=datetime(2026, 12, 1, tzinfo=timezone.utc), duration_s=1.0,
+        quantities={}, measurements=[Measurement(case=Case(variant="eager", params=case), method="gpu_time",
+                                                 samples_ms=eager, stats=summarize(eager), bytes_moved=8 << 27)],
+    )
+    task = kernel_task(spec, "cuda", SAMPLES[name], 0)
+    folder = results_folder(tmp_path, spec, "nvidia-h200")
+    folder.mkdir(parents=True)
+    (folder / f"{result_key(task)}.json").write_text(_h200_result(case, H200_KERNEL_MS[name]).model_dump_json())
+    policy = GradingPolicy()
+    before = [grade_quantity(q.id, reading, spec, ref, "", policy) for q in spec.quantities]
+    g = {p.grade_id: p for p in grade_student_kernel(reading, spec, ref, "", policy, before, tmp_path)}
+    assert g["grade_kernel_correct"].points == correct
+    perf = g["grade_kernel_performance"].points
+    assert (performance[0] <= perf <= performance[1]) if isinstance(performance, tuple) else perf == performance, (
+        g["grade_kernel_performance"].reason
+    )
+    assert g["grade_kernel_share"].points + g["grade_kernel_speedup"].points == predictions, (
+        g["grade_kernel_share"].reason, g["grade_kernel_speedup"].reason
+    )
+    assert "NVIDIA H200" in g["grade_kernel_share"].reason and "4,151 GB/s" in g["grade_kernel_performance"].reason
