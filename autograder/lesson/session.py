@@ -520,13 +520,30 @@ class Lesson:
             show_text(f"✘ lesson {self.spec.id} declares no [student_variant]: there is no kernel of yours to measure.")
             return
         if self.grading_mode:
-            cases = [Case(variant=sv.variant, params=c) for c in sv.cases]
-            self._show_against_reference(cases, f"your {sv.entry}")
+            self._show_graded_kernel()
             return
         if self.validating:
             show_text(f"(validating) measurement of your {sv.entry} skipped.")
             return
         measure_student(self, fn)
+
+    def _show_graded_kernel(self) -> None:
+        """Under grading, in place of measuring: what the grader measured of the submitted kernel."""
+        sv = self.spec.student_variant
+        record = self._context.record if self._context is not None else None
+        if sv is None or record is None:
+            show_text("(grading) your kernel: not measured here; no grading context was prepared.")
+            return
+        about = {q.id: q for q in self.spec.student_quantities}
+        credit = set(sv.credit_grade_ids())
+        lines = [f"(grading) your {sv.entry} was run by the grader on the {record.device_of_record}, not here:"]
+        for g in record.predictions:
+            if g.grade_id in credit and g.quantity == "kernel_correctness":
+                lines.append(f"  correctness: {g.reason}")
+            elif g.quantity in about:
+                shown = kind_of(about[g.quantity]).show(g.reference) if isinstance(g.reference, float) else "—"
+                lines.append(f"  {g.quantity}: measured {shown}")
+        show_text("\n".join(lines))
 
     def grade_kernel(self, part: str) -> float | None:
         """Test cell of the student's own kernel: ``"correctness"`` or ``"performance"``. Under nbgrader

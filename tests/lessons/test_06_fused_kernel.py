@@ -202,6 +202,13 @@ def test_both_grading_paths_give_the_same_rows(graded, course06):
     assert got == want
     assert got[("instructor", "grade_kernel_performance")] == 4.0
     assert got[("wrong", "grade_kernel_correct")] == 0.0
+    # in the executed notebook, the measure cell shows what the grader measured instead of measuring
+    executed = nbformat.read(str(native / "autograded" / "instructor" / LESSON / f"{LESSON}.ipynb"), as_version=4)
+    shown = "".join(
+        str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", ""))
+        for c in executed.cells if c.cell_type == "code" and "measure_student" in c.source for o in c.outputs
+    )
+    assert "was run by the grader" in shown and "correctness: your fused_chain matched" in shown, shown
 
 
 def test_release_matches_a_fresh_generate_assignment(course06):
