@@ -159,14 +159,27 @@ def cached_run(
             pass  # a torn or older file: measure again
     result = run(task)
     if path is not None and result.verdict not in ("sandbox_failed", "timeout"):
-        from ..bench.store import atomic_write_text
-
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write_text(path, result.model_dump_json())
+            _write_atomically(path, result.model_dump_json())
         except OSError:
             pass  # a read-only course: the grade stands, the next run measures again
     return result
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """``text`` into ``path`` by a rename, so that a reader never sees half a result."""
+    import os
+    import tempfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def results_folder(results: Path, spec: LessonSpec, device_key: str) -> Path:
