@@ -239,6 +239,9 @@ def grade_student_kernel(
     result = run_for(reading, spec, ref, policy, results)
     ok = result.verdict == "ok"
     verdict = result.verdict + (f"/{result.family}" if result.family else "")
+    if result.verdict == "sandbox_failed":  # the grader's failure, not the student's: say so, keep nothing
+        result = result.model_copy(update={"reason": result.reason.rstrip(".") + (
+            " — a failure of the grading machine, not of your code: your instructor regrades it")})
     own = student_measurements(spec, result.cases, ref.device.kind) if ok else []
     values = student_values(spec, own, ref, ref.device.key) if ok else {}
     about = {q.id for q in spec.student_quantities}
