@@ -1,4 +1,7 @@
-"""nbgrader configuration of the course: the standard pipeline plus the project's three preprocessors.
+"""nbgrader configuration of the course: nbgrader's standard pipelines plus the project's exporter
+(SubmissionExporter) and eight preprocessors: ReadLedger, WriteGradingContext, LimitedExecute,
+ShowRecordedGrades and SaveGradingRecord (autograde), LessonClearSolutions (generate_assignment),
+FeedbackPreRead (generate_feedback) and ShowPreRead (formgrader's HTML).
 
 Everything is relative to this file's folder, so a copy of the course (tests, a grading node) works as is.
 """

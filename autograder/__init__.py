@@ -34,8 +34,8 @@ _EXPORTS = {
     "GradingPolicy": "autograder.grading.policy",
     "read_notebook_bytes": "autograder.grading.reader",
     "grade_submission": "autograder.grading.grade",
-    "grade_class": "autograder.grading.batch",
-    "RecordStore": "autograder.grading.records_store",
+    "grade_class": "autograder.batch.fast",
+    "RecordStore": "autograder.storage.records_store",
     "AutograderError": "autograder.errors",
 }
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .kinds import kind_of
+
 if TYPE_CHECKING:
     from .spec import LessonSpec
 
@@ -18,8 +20,6 @@ __all__ = ["ratio_heading", "ratio_order"]
 
 def ratio_order(spec: LessonSpec, variants: tuple[str, ...] | list[str]) -> list[str]:
     """``variants`` (the workload's, baseline first) with the numerator of the lesson's ratios first."""
-    from .kinds import kind_of
-
     names = list(variants)
     for q in spec.quantities:
         kind = kind_of(q)

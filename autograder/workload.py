@@ -13,6 +13,7 @@ model of every lesson and should not pay for torch.
 
 from __future__ import annotations
 
+import abc
 import importlib.util
 import itertools
 import re
@@ -93,9 +94,10 @@ class Fact:
     ratio_of: tuple[str, str] | None = None
 
 
-class Workload:
+class Workload(abc.ABC):
     """Base class of a lesson's workload. Subclasses set :attr:`variants` and :attr:`params` and
-    implement :meth:`inputs`, :meth:`build` and :meth:`work`."""
+    implement :meth:`inputs`, :meth:`build` and :meth:`work` (abstract: a workload that leaves one out
+    cannot be instantiated, so a lesson that ships one fails when it loads)."""
 
     #: the variants compared, baseline first (every speedup is first ÷ other unless a quantity says so)
     variants: ClassVar[tuple[str, ...]] = ()
@@ -109,17 +111,17 @@ class Workload:
     #: words without regard to case (e.g. ``{"compiled": ("fused", "torch\\.compile")}``)
     variant_words: ClassVar[Mapping[str, tuple[str, ...]]] = {}
 
+    @abc.abstractmethod
     def inputs(self, params: Mapping[str, ParamValue], device: Any) -> tuple[Any, ...]:
         """Fresh random inputs of one case on ``device`` (never zeros: they hide unwritten outputs)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def build(self, variant: str, params: Mapping[str, ParamValue]) -> Callable[..., Any]:
         """A callable running ``variant`` on the inputs; built fresh per case (see :func:`compile_fresh`)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def work(self, variant: str, params: Mapping[str, ParamValue]) -> Work:
         """The work model of one call of ``variant`` at ``params``."""
-        raise NotImplementedError
 
     def verify(
         self, variant: str, params: Mapping[str, ParamValue], inputs: tuple[Any, ...], out: Any, first: Any

@@ -29,8 +29,8 @@ sys.path.insert(0, str(REPO))
 
 from autograder.bench.store import ReferenceStore
 from autograder.course import Course
-from autograder.grading.gradebook_sync import read_rows
 from autograder.sample.generate import generate_class
+from autograder.storage.gradebook_sync import read_rows
 
 
 def make_course(dest: Path, students: int) -> Path:

@@ -8,7 +8,8 @@ run's fairness check grades it against the first (the drift check) as well as pr
 For every quantity the table gives both values, the first run's stored spread, the log distance between
 the two runs, whether that distance is within the stored spread, and the full-credit band; then both
 fairness verdicts.  CPU timings are pinned to one core with one torch thread and samples of >= 2 ms
-(autograder.bench.timing), so that the timer and the scheduler resolve them.
+(autograder.bench.timing), so that the timer and the scheduler resolve them; each sample is the best of 3 runs on
+the process's CPU clock (time other processes take from the core is not counted).
 """
 
 from __future__ import annotations
@@ -25,9 +26,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from autograder.bench.fairness import band_factor
 from autograder.bench.store import ReferenceStore
 from autograder.course import Course
+from autograder.grading.fairness import band_factor
 from autograder.spec import load_spec
 
 

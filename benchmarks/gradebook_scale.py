@@ -33,13 +33,13 @@ import psutil
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from autograder.batch.fast import find_submissions
 from autograder.bench.store import ReferenceStore
 from autograder.config import CourseSettings
 from autograder.course import Course
-from autograder.grading.batch import find_submissions
-from autograder.grading.gradebook_sync import dump_rows, write_gradebook
-from autograder.grading.records_store import RecordStore
 from autograder.sample.generate import generate_class
+from autograder.storage.gradebook_sync import dump_rows, write_gradebook
+from autograder.storage.records_store import RecordStore
 
 A = "04_fusion"
 ENV = {**os.environ, "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")}

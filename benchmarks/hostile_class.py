@@ -30,14 +30,14 @@ sys.path.insert(0, str(REPO))
 
 import nbformat
 
+from autograder.batch.fast import grade_class
 from autograder.bench.store import ReferenceStore
 from autograder.course import Course
-from autograder.grading.batch import grade_class
 from autograder.grading.grade import capped_explanation
 from autograder.grading.policy import GradingPolicy
-from autograder.grading.records_store import RecordStore
 from autograder.preread import grade_explanation
 from autograder.sample.generate import PERSONAS, generate_class, make_submission
+from autograder.storage.records_store import RecordStore
 from tests.grading.test_bad_inputs import START, _bytes, _explain, _huge, _long_ledger, _own_answer_key
 
 PARAGRAPH = (

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import sys
 from pathlib import Path
 
+import nbgrader
 import pytest
+from filelock import FileLock
 
 from autograder.course import Course
 
@@ -49,9 +52,41 @@ def make_course(dest: Path) -> Path:
     return dest
 
 
+def _template_key() -> str:
+    """A hash of everything ``make_course`` reads (the course files it copies; the code generate_assignment
+    runs of this package: LessonClearSolutions and the settings it reads; nbgrader's version): a built course
+    is reused only while all are unchanged."""
+    h = hashlib.sha256(nbgrader.__version__.encode())
+    pkg = REPO / "autograder"
+    files = [REPO / "nbgrader_config.py", pkg / "preprocessors" / "clear_solutions.py", pkg / "errors.py"]
+    for folder in (REPO / "source", REPO / "references", pkg / "config"):
+        files += [p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    for f in sorted(files):
+        h.update(str(f.relative_to(REPO)).encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _built_course() -> Path:
+    """``make_course`` once per content (``.cache/course-template/KEY``, shared by the xdist workers and later
+    runs; nbgrader generate_assignment costs tens of seconds on a busy machine)."""
+    cache = REPO / ".cache" / "course-template"
+    cache.mkdir(parents=True, exist_ok=True)
+    built = cache / _template_key()
+    with FileLock(str(cache / ".lock")):
+        if not built.is_dir():
+            tmp = cache / f".{built.name}.{os.getpid()}"
+            shutil.rmtree(tmp, ignore_errors=True)
+            make_course(tmp)
+            tmp.rename(built)
+    return built
+
+
 @pytest.fixture(scope="session")
 def course_template(tmp_path_factory) -> Path:
-    return make_course(tmp_path_factory.mktemp("course_template"))
+    """A fresh course (as :func:`make_course`) for this session: a copy of the one built for this content."""
+    dest = tmp_path_factory.mktemp("course_template") / "course"
+    shutil.copytree(_built_course(), dest, symlinks=True)
+    return dest
 
 
 @pytest.fixture()
@@ -59,3 +94,23 @@ def course(course_template, tmp_path) -> Path:
     dest = tmp_path / "course"
     shutil.copytree(course_template, dest)
     return dest
+
+
+#: slow tests in files other sessions own, marked here rather than in their files (each runs a real kernel,
+#: nbgrader or a hostile text under a time bound for ten seconds or more: see `--durations`); the fast
+#: target `bash scripts/test.sh -m "not slow"` leaves them out, the full suite runs them
+SLOW_ELSEWHERE = (
+    "tests/lesson/test_start_over.py::",
+    "tests/lesson/test_session.py::test_a_shown_half_is_sealed_and_a_later_change_is_a_revision",
+    "tests/lesson/test_session.py::test_measure_on_cpu_records_both_methods",
+    "tests/lesson/test_session.py::test_nbgrader_validate_never_touches_the_ledger",
+    "tests/lesson/test_session.py::test_measuring_before_predicting_reveals_nothing_and_costs_nothing",
+    "tests/lesson/test_session.py::test_a_lesson_declares_what_else_reveals_a_quantity",
+    "tests/grading/test_explanation_false_credits.py::test_a_hostile_answer_is_read_in_bounded_time",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.nodeid.startswith(SLOW_ELSEWHERE):
+            item.add_marker(pytest.mark.slow)

@@ -58,7 +58,7 @@ def test_grade_and_report(course):
     from nbgrader.api import Gradebook
 
     from autograder.config import CourseSettings
-    from autograder.grading.records_store import RecordStore
+    from autograder.storage.records_store import RecordStore
 
     with Gradebook(CourseSettings.load(course).db_url) as gb:
         gb.find_grade("explain_headline", "04_fusion", "04_fusion", student).manual_score = 2.5

@@ -18,9 +18,11 @@ from rich.cells import cell_len
 from rich.console import Console
 
 from autograder.cli._views import course_table, print_student
-from autograder.grading.course_report import CourseScores
-from autograder.grading.records_store import RecordStore
+from autograder.reports.course_report import CourseScores
+from autograder.storage.records_store import RecordStore
 from autograder.tables import Column, TextTable, column_widths, print_table
+
+pytestmark = pytest.mark.slow  # runs bench, grade and report on a whole class
 
 REPO = Path(__file__).resolve().parents[1]
 LESSONS = ["03_roofline", "04_fusion", "05_softmax"]

@@ -13,7 +13,7 @@ import pytest
 
 from autograder.config import CourseSettings
 from autograder.course import Course
-from autograder.grading.gradebook_sync import read_rows
+from autograder.storage.gradebook_sync import read_rows
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[1]

@@ -8,26 +8,18 @@ from __future__ import annotations
 
 import ast
 import json
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from ..errors import AutograderError
 from ..kinds import kind_of
 from ..preread import work_model_problems
 from ..records import Quantity
 from ..spec import SPEC_FILENAME, LessonSpec, load_spec
+from .findings import Finding
+from .reveals import executed_reveals, reveal_order
 
 __all__ = ["PEAK_NAMES", "Finding", "bench_command", "lint_lesson", "unknown_peak"]
-
-
-@dataclass(frozen=True)
-class Finding:
-    level: Literal["error", "warning"]
-    text: str
-
-    def __str__(self) -> str:
-        return f"{self.level}: {self.text}"
 
 
 def _source(cell: dict[str, Any]) -> str:
@@ -256,8 +248,6 @@ def _toml_shape(path: Path) -> list[Finding]:
 
 def _reveal_order(spec: LessonSpec, path: Path) -> list[Finding]:
     """Each measurement cell after the prediction cells of what it reveals (``reveals.reveal_order``)."""
-    from .reveals import reveal_order
-
     try:
         cells = [c for c in json.loads(path.read_text(encoding="utf-8"))["cells"] if isinstance(c, dict)]
     except (OSError, ValueError, KeyError, TypeError):
@@ -287,8 +277,6 @@ def lint_lesson(
     out += _notebook(spec, nb) if nb.is_file() else [Finding("error", f"no notebook {spec.notebook} in {folder}")]
     out += _reveal_order(spec, nb) if nb.is_file() else []
     if execute and nb.is_file() and not any(f.level == "error" for f in out):
-        from .reveals import executed_reveals
-
         out += executed_reveals(folder)
     out += _references(spec, Path(references), device_of_record)
     return sorted(out, key=lambda f: f.level != "error")

@@ -19,10 +19,12 @@ import torch
 
 from ..errors import BenchmarkError
 from ..records import DeviceFingerprint, summarize
+from .clocks import bring_to_steady
 
 __all__ = [
     "DeviceChoiceError",
     "copy_bandwidth",
+    "cpu_model",
     "device_key",
     "fingerprint",
     "matmul_tflops",
@@ -70,7 +72,7 @@ def device_key(name: str, kind: str) -> str:
     return slug or "cuda"
 
 
-def _cpu_model() -> str:
+def cpu_model() -> str:
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as fh:
             for line in fh:
@@ -201,8 +203,6 @@ def measure_peaks(device: torch.device, copy_gbps: float) -> dict[str, float]:
 def fingerprint(device: torch.device) -> DeviceFingerprint:
     """The device, its software and its measured ceilings (the GPU brought to steady clocks first: an idle
     H200 starts at 345 MHz, and a peak measured on the way up is low)."""
-    from .clocks import bring_to_steady
-
     bring_to_steady(device)
     gbps, nbytes = copy_bandwidth(device)
     peaks = measure_peaks(device, gbps)
@@ -212,7 +212,7 @@ def fingerprint(device: torch.device) -> DeviceFingerprint:
         triton_version: str | None = triton.__version__
     except ImportError:
         triton_version = None
-    model = _cpu_model()
+    model = cpu_model()
     common = dict(
         torch=torch.__version__,
         triton=triton_version,

@@ -135,10 +135,6 @@ def merge_runs(
     for r in runs:
         for m in r.measurements:
             groups.setdefault((m.case.key, m.method), []).append(m)
-    sizes: dict[str, set[int]] = {}
-    for r in runs:
-        for dt, ks in r.sizes.items():
-            sizes.setdefault(dt, set()).update(ks)
     return ReferenceRun(
         assignment=first.assignment,
         device=max(runs, key=lambda r: r.created_at).device,  # the newest: older runs may record less
@@ -146,6 +142,5 @@ def merge_runs(
         duration_s=round(sum(s.duration_s for s in sources), 2),
         measurements=[_pool(ms, len(procs)) for ms in groups.values()],
         quantities=quantities,
-        sizes={dt: sorted(ks) for dt, ks in sizes.items()},
         sources=sources,
     )

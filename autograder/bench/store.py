@@ -6,33 +6,17 @@ never loads a candidate, the instructor can inspect it and accept it with ``--ac
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from ..errors import ReferenceNotFoundError
+from ..files.atomic import atomic_write
 from ..records import ReferenceRun
 
-__all__ = ["CANDIDATE_SUFFIX", "ReferenceStore", "atomic_write_text", "load_run"]
+__all__ = ["CANDIDATE_SUFFIX", "ReferenceStore", "load_run"]
 
 CANDIDATE_SUFFIX = ".candidate"
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write via a temp file in the same folder and rename, so readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 class ReferenceStore:
@@ -45,7 +29,7 @@ class ReferenceStore:
     def save(self, run: ReferenceRun, candidate: bool = False) -> Path:
         """Store ``run`` as its device's reference, or (``candidate``) beside it, leaving the reference be."""
         p = self.path(run.assignment, run.device.key, candidate)
-        atomic_write_text(p, run.model_dump_json(indent=1))
+        atomic_write(p, run.model_dump_json(indent=1))
         if not candidate:
             self.path(run.assignment, run.device.key, True).unlink(missing_ok=True)
         return p

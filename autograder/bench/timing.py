@@ -45,11 +45,28 @@ class TimingPolicy:
     target_iqr_rel: float = 0.02
     time_cap_s: float = 1.5
     graph_target_ms: float = 2.0
-    max_graph_calls: int = 256
+    #: a CUDA graph holds enough calls to last ``graph_target_ms`` (sized from a trial graph, not from
+    #: dispatch-bound host timing): for a kernel of 2 µs that is ~1,000 calls, so the graph's own launch
+    #: (~10 µs) and the per-graph layout of its buffers weigh < 1 % (with 256 calls, two graphs of one
+    #: case built in one process differed by up to 29 % on an H200)
+    max_graph_calls: int = 4096
+    #: after each sample that kept the GPU busy for more than ``cooldown_after_ms``, idle for ``cooldown``
+    #: times its length: sustained matrix work drives an H200 into its power limit (SM 1,515 MHz against
+    #: 1,980 at the start), so without pauses a long kernel's median depends on what ran before it
+    cooldown: float = 1.0
+    cooldown_after_ms: float = 0.5
     rotate_factor: float = 4.0  # rotated buffers span this many L2 sizes
     pin_thread: bool = True  # on a GPU host, pin the timing thread to one core while timing
     cpu_threads: int | None = 1  # torch intra-op threads while timing on a CPU (None: leave as is)
     cpu_min_sample_ms: float = 2.0  # on a CPU, back-to-back calls per sample until a sample lasts this long
+    #: on a CPU a sample is the best of this many runs of its back-to-back calls: on a loaded machine other
+    #: processes take the core for whole scheduler ticks (4 ms), which only ever adds to a run
+    cpu_best_of: int = 3
+    #: on a CPU, which clock times a sample: "process" (CPU time of this process, all its threads: what
+    #: other processes take from the core is not counted -- on the loaded 2-core CI machine wall-clock
+    #: samples of one case still differed by 1.6x between runs, benchmarks/results/cpu-reference-drift-*)
+    #: or "wall" (perf_counter)
+    cpu_clock: str = "process"
     #: warm up for at least ``warmup`` calls *and* this long: on an H200 host the first compiled case of a
     #: process timed after 5 warm-up calls ran its calls at ~130 µs against ~69 µs for every later case
     warmup_ms: float = 25.0
@@ -134,12 +151,22 @@ def _sync(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
-def sample_until_stable(take: Callable[[], float], policy: TimingPolicy) -> list[float]:
-    """Call ``take`` until the relative IQR is under target (after min_samples) or a cap is hit."""
+def sample_until_stable(
+    take: Callable[[], float], policy: TimingPolicy, busy_ms: Callable[[float], float] | None = None
+) -> list[float]:
+    """Call ``take`` until the relative IQR is under target (after min_samples) or a cap is hit.
+
+    ``busy_ms(sample)`` says how long a sample kept the device busy; where it exceeds
+    ``policy.cooldown_after_ms`` the loop idles ``policy.cooldown`` times as long before the next sample
+    (the time cap counts the pauses)."""
     samples: list[float] = []
     t0 = time.perf_counter()
     while True:
         samples.append(take())
+        if busy_ms is not None and policy.cooldown > 0:
+            busy = busy_ms(samples[-1])
+            if busy > policy.cooldown_after_ms:
+                time.sleep(busy * policy.cooldown / 1e3)
         n = len(samples)
         if n >= policy.max_samples or (n >= 3 and time.perf_counter() - t0 > policy.time_cap_s):
             return samples
@@ -179,24 +206,60 @@ def wall_per_call(
             end.synchronize()
             return float(start.elapsed_time(end))
 
-        return sample_until_stable(take, policy), 1
+        return sample_until_stable(take, policy, busy_ms=lambda ms: ms), 1
 
     t0 = time.perf_counter()
     fn(*x)
     est_ms = (time.perf_counter() - t0) * 1e3
     k = max(1, min(10_000, math.ceil(policy.cpu_min_sample_ms / max(est_ms, 1e-4))))
 
-    def take_cpu() -> float:
-        t = time.perf_counter()
-        for _ in range(k):
-            fn(*x)
-        return (time.perf_counter() - t) * 1e3 / k
+    return sample_until_stable(_cpu_sample(fn, x, k, policy), policy), k
 
-    return sample_until_stable(take_cpu, policy), k
+
+def _cpu_sample(fn: Fn, x: Inputs, k: int, policy: TimingPolicy) -> Callable[[], float]:
+    """A CPU sample: ms per call of ``k`` back-to-back calls, the best of ``policy.cpu_best_of`` runs, on
+    the process's CPU clock (or the wall clock, ``policy.cpu_clock``)."""
+
+    clock = time.process_time if policy.cpu_clock == "process" else time.perf_counter
+
+    def take() -> float:
+        best = math.inf
+        for _ in range(max(1, policy.cpu_best_of)):
+            t = clock()
+            for _ in range(k):
+                fn(*x)
+            best = min(best, clock() - t)
+        return best * 1e3 / k
+
+    return take
 
 
 def _calls_for(est_ms: float, policy: TimingPolicy) -> int:
     return max(2, min(policy.max_graph_calls, math.ceil(policy.graph_target_ms / max(est_ms, 1e-4))))
+
+
+def _graph_ms(fn: Fn, x: Inputs, device: torch.device, calls: int) -> float:
+    """Device time of one replay of a CUDA graph of ``calls`` calls of ``fn`` (best of three replays)."""
+    side = torch.cuda.Stream(device)
+    side.wait_stream(torch.cuda.current_stream(device))
+    with torch.cuda.stream(side):
+        fn(*x)
+    torch.cuda.current_stream(device).wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(calls):
+            fn(*x)
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    best = math.inf
+    for _ in range(3):
+        start.record()
+        graph.replay()
+        end.record()
+        end.synchronize()
+        best = min(best, float(start.elapsed_time(end)))
+    del graph
+    return best
 
 
 def gpu_time(
@@ -210,19 +273,22 @@ def gpu_time(
         fn(*x)
     _sync(device)
     est_ms = (time.perf_counter() - t0) * 1e3 / 3
-    k = _calls_for(est_ms, policy)
 
     if device.type != "cuda":
+        k = _calls_for(est_ms, policy)
         k = max(k, min(10_000, math.ceil(policy.cpu_min_sample_ms / max(est_ms, 1e-4))))
 
-        def take_cpu() -> float:
-            t = time.perf_counter()
-            for _ in range(k):
-                fn(*x)
-            return (time.perf_counter() - t) * 1e3 / k
+        words = (
+            f"cpu: best of {policy.cpu_best_of} runs of {k} back-to-back calls per sample, {policy.cpu_clock} clock "
+            "(no host/device split)"
+        )
+        return sample_until_stable(_cpu_sample(fn, x, k, policy), policy), k, words
 
-        return sample_until_stable(take_cpu, policy), k, "cpu: back-to-back calls (no host/device split)"
-
+    # the device time of one call, from a small trial graph: host timing of a kernel shorter than its
+    # dispatch says only how long the dispatch takes, and a graph sized from it is too short
+    # (a call that outlasts the graph's target is long enough to be timed from the host estimate)
+    per_call = est_ms if est_ms > policy.graph_target_ms else min(est_ms, _graph_ms(fn, x, device, 8) / 8)
+    k = _calls_for(per_call, policy)
     l2 = l2_bytes or 0
     nbuf = 1
     if working_set and working_set < policy.rotate_factor * l2:
@@ -250,7 +316,7 @@ def gpu_time(
         end.synchronize()
         return float(start.elapsed_time(end)) / k
 
-    samples = sample_until_stable(take, policy)
+    samples = sample_until_stable(take, policy, busy_ms=lambda ms: ms * k)
     span = nbuf * _nbytes(x)
     words = (
         f"cuda graph of {k} calls over {nbuf} rotated input buffers ({span / 2**20:.0f} MiB vs L2 {l2 / 2**20:.0f} MiB)"

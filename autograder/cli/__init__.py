@@ -2,7 +2,10 @@
 
 A subcommand's module is imported only when that subcommand runs: ``autograder check`` must answer a
 student in well under a second, so it must not pay for matplotlib, nbgrader or rich's progress bars that
-``bench`` or ``grade`` need. ``--help`` lists the commands from the one-line summaries below.
+``bench`` or ``grade`` need. ``--help`` lists the commands from the one-line summaries below. For the
+same reason the command modules import heavy parts (torch, nbgrader, matplotlib, the batch) inside the
+command's function: those imports are for start-up speed only, each commented so, and the import-linter
+contracts in pyproject.toml see them like any other.
 """
 
 from __future__ import annotations

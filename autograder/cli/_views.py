@@ -14,14 +14,15 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from ..grading.checklist import CheckRow
-    from ..grading.course_report import CourseScores
     from ..records import SubmissionGrade
+    from ..reports.course_report import CourseScores
 
 __all__ = ["checklist_table", "course_table", "print_lines", "print_student", "summary_table"]
 
 
 def summary_table(records: list[SubmissionGrade]) -> TextTable:
-    from ..grading.report import summary_rows
+    # start-up speed: imported when the command runs, not when the CLI starts (see cli/__init__)
+    from ..reports.report import summary_rows
 
     t = TextTable([Column("what"), Column("class")], title="class summary", show_header=False)
     for k, v in summary_rows(records):
@@ -66,6 +67,7 @@ def course_table(scores: CourseScores, students: list[str], title: str) -> TextT
 
 
 def checklist_table(rows: list[CheckRow]) -> TextTable:
+    # start-up speed: imported when the command runs, not when the CLI starts (see cli/__init__)
     from ..grading.checklist import MARKS
 
     t = TextTable(

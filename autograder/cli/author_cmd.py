@@ -19,6 +19,7 @@ def new(
 
     Next: `autograder lint NAME`, `autograder bench NAME`, `nbgrader generate_assignment NAME`
     (docs/authoring.md walks through it)."""
+    # start-up speed: imported when the command runs, not when the CLI starts (see cli/__init__)
     from ..authoring import scaffold_lesson
 
     folder = scaffold_lesson(course_at(course).root / "source", name)
@@ -49,6 +50,7 @@ def lint(
     Every quantity needs a prediction cell and a graded cell, grade ids must be unique and present,
     tolerances sane, peak names known, every measure/sweep cell after the predictions of what it reveals,
     and a reference must exist for the device of record (or --device). Exit 1 on errors."""
+    # start-up speed: imported when the command runs, not when the CLI starts (see cli/__init__)
     from ..authoring import lint_lesson
     from ..config import CourseSettings
     from ..errors import LessonSpecError

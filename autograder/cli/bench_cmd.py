@@ -14,8 +14,9 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..bench.options import BenchUsageError
 from ..bench.report import plot_sweep, quantity_table, reference_table
-from ..bench.store import ReferenceStore, atomic_write_text, load_run
+from ..bench.store import ReferenceStore, load_run
 from ..errors import BenchmarkError
+from ..files.atomic import atomic_write
 from ..tables import Column, TextTable, print_table
 from ._common import CourseOpt, console, course_at, err_console, friendly_errors
 
@@ -31,6 +32,7 @@ class UnfairReferenceError(BenchmarkError):
 
 
 def _measure_here(spec: LessonSpec, device: str | None, quick: bool, sizes: list[int] | None) -> ReferenceRun:
+    # start-up speed: imported when the command runs, not when the CLI starts (see cli/__init__)
     from ..bench.runner import run_reference  # torch: imported only when measuring
     from ..bench.timing import TimingPolicy
 
@@ -68,7 +70,7 @@ def _measure_processes(
                 raise BenchmarkError(f"bench process {i}/{n} failed (exit {rc}); its error is printed above")
             runs.append(load_run(dest))
             if keep is not None:
-                atomic_write_text(keep / f"process{i}.json", dest.read_text(encoding="utf-8"))
+                atomic_write(keep / f"process{i}.json", dest.read_text(encoding="utf-8"))
     return runs
 
 
@@ -126,9 +128,10 @@ def bench(
     process's own values against the reference merged from the others; unless each earns full credit
     (or --accept-unfair), a reference grading can use is stored only as DEVICE.candidate.json.
     """
-    from ..bench.fairness import fairness_check, fairness_lines
-    from ..bench.merge import merge_runs, process_values
+    # start-up speed: imported when the command runs, not when the CLI starts (see cli/__init__)
     from ..config import CourseSettings
+    from ..grading.acceptance import store_reference
+    from ..grading.fairness import fairness_lines
 
     c = course_at(course)
     spec = c.spec(assignment)
@@ -144,6 +147,7 @@ def bench(
             raise BenchUsageError(f"unexpected argument {runs[0]}: pass --merge to merge stored runs")
         if processes < 1:
             raise BenchUsageError(f"--processes {processes}: give 1 or more (3 or more for a reference of record)")
+        # start-up speed: imported when the command runs, not when the CLI starts (see cli/__init__)
         from ..bench.fingerprint import pick_device
         from ..bench.options import parse_sizes
 
@@ -151,30 +155,20 @@ def bench(
         size_list = parse_sizes(sizes, spec, "cuda" if dev.type == "cuda" else "cpu")
         if single_out is not None:
             run = _measure_here(spec, str(dev), quick, size_list)
-            atomic_write_text(single_out, run.model_dump_json())
+            atomic_write(single_out, run.model_dump_json())
             return
         if processes == 1:
             measured = [_measure_here(spec, str(dev), quick, size_list)]
             if keep_runs is not None:
-                atomic_write_text(keep_runs / "process1.json", measured[0].model_dump_json())
+                atomic_write(keep_runs / "process1.json", measured[0].model_dump_json())
         else:
             measured = _measure_processes(processes, assignment, c.root, str(dev), quick, sizes, keep_runs)
         labels = [f"process {i + 1}" for i in range(len(measured))]
-    merged = merge_runs(measured, spec, labels)
-    store = ReferenceStore(out or c.references)
-    previous = store.load(assignment, merged.device.key) if merged.device.key in store.devices(assignment) else None
-    check = fairness_check(
-        process_values(measured, labels), spec, merged.device.key, merged.device.name, previous=previous
+    stored = store_reference(
+        measured, labels, spec, assignment, ReferenceStore(out or c.references), CourseSettings.load(c.root).policy,
+        accept_unfair,
     )
-    policy = CourseSettings.load(c.root).policy
-    graded_on = merged.device.key == policy.device_of_record or (
-        merged.device.kind == "cuda" and policy.use_student_gpu
-    )
-    if not check.passed and accept_unfair:
-        check = check.model_copy(update={"accepted_by_instructor": True})
-    merged = merged.model_copy(update={"fairness": check})
-    candidate = graded_on and not check.passed and not accept_unfair
-    path = store.save(merged, candidate=candidate)
+    merged, check, path, candidate = stored.run, stored.check, stored.path, stored.candidate
     print_table(console, reference_table(merged))
     print_table(console, quantity_table(merged))
     print_table(console, _spread_table(merged))
@@ -226,6 +220,7 @@ def plot(
 def _refuse_unknown_peaks(spec: LessonSpec) -> None:
     """A peak_fraction naming a ceiling the bench does not measure would be dropped from the reference:
     say so before measuring anything."""
+    # start-up speed: imported when the command runs, not when the CLI starts (see cli/__init__)
     from ..authoring.lint import unknown_peak
     from ..errors import LessonSpecError
 

@@ -43,6 +43,7 @@ def check(
 def _unsaved(sidecar: Path, in_file: int) -> str | None:
     """The lesson keeps its ledger beside the notebook too: more entries there than in the file means the
     notebook was not saved since the last commitment, and the file (what is submitted) lacks them."""
+    # start-up speed: imported when the command runs, not when the CLI starts (see cli/__init__)
     import json
 
     try:

@@ -19,6 +19,7 @@ def quickstart(
 
     Then, in that folder: `nbgrader generate_assignment LESSON`, `autograder new NAME` for a lesson of
     your own (docs/authoring.md)."""
+    # start-up speed: imported when the command runs, not when the CLI starts (see cli/__init__)
     from ..course import quickstart as make_course
 
     c = make_course(course, force)

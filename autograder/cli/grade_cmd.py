@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
+from ..batch.fast import LocalRunner, Runner, grade_class
 from ..config import CourseSettings
 from ..course import Course
-from ..grading.batch import LocalRunner, Runner, grade_class
-from ..grading.records_store import RecordStore
-from ..grading.report import plot_calibration, references_for, write_csv
 from ..records import SubmissionGrade
+from ..reports.report import graded_against, plot_calibration, references_for, write_csv
+from ..storage.records_store import RecordStore
 from ..tables import print_table
 from ._common import CourseOpt, console, course_at, friendly_errors
 from ._views import course_table, print_student, summary_table
@@ -67,10 +67,12 @@ def grade(
     c = course_at(course)
     settings = CourseSettings.load(c.root)
     if device is not None:
+        # start-up speed: imported when the command runs, not when the CLI starts (see cli/__init__)
         from ._device import override_device
 
         settings, force = override_device(settings, c, assignment, device, force)
     else:
+        # start-up speed: imported when the command runs, not when the CLI starts (see cli/__init__)
         from ._device import regrade_if_moved
 
         force = regrade_if_moved(settings, c, assignment, force)
@@ -81,6 +83,7 @@ def grade(
         policy = policy.model_copy(update={"submission_deadline_s": deadline})
     runner: Runner
     if executor == "slurm":
+        # start-up speed: imported when the command runs, not when the CLI starts (see cli/__init__)
         from ..scaleout.slurm import SlurmRunner
 
         runner = SlurmRunner(settings.slurm, c)
@@ -151,11 +154,11 @@ def report(
         return
     records = RecordStore(c.records).all(assignment)
     if device is not None:
+        # start-up speed: imported when the command runs, not when the CLI starts (see cli/__init__)
         from ._device import require_reference
 
         require_reference(c, assignment, device)
-        others = sorted({r.device_of_record or "none" for r in records} - {device})
-        records = [r for r in records if r.device_of_record == device]
+        records, others = graded_against(records, device)
         if not records:
             console.print(
                 f"no records of {assignment} graded against {device} (they were graded against "
@@ -179,6 +182,7 @@ def report(
     _print_summary(records)
     out = c.root / "reports" / assignment
     console.print(f"CSV: {write_csv(records, csv or out / 'grades.csv')}")
+    # start-up speed: imported when the command runs, not when the CLI starts (see cli/__init__)
     from ..bench.store import ReferenceStore
 
     refs = references_for(records, ReferenceStore(c.references), assignment)
@@ -187,35 +191,16 @@ def report(
 
 
 def _manual_marks(c: Course, r: SubmissionGrade) -> dict[str, tuple[float | None, str | None]]:
-    """What the instructor gave this student's cells in the gradebook (manual score, manual comment); empty
-    when there is no gradebook yet (never creates one)."""
-    from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import SQLAlchemyError
+    # start-up speed: imported when the command runs, not when the CLI starts (see cli/__init__)
+    from ..storage.gradebook_sync import manual_marks
 
-    from ..grading.gradebook_sync import dump_rows
-
-    db_url = CourseSettings.load(c.root).db_url
-    url = make_url(db_url)
-    dump: dict[str, dict[tuple[Any, ...], tuple[Any, ...]]] = {}
-    if url.get_backend_name() != "sqlite" or (url.database and Path(url.database).exists()):
-        try:
-            dump = dump_rows(db_url, r.assignment)
-        except SQLAlchemyError:  # not a gradebook (yet): the record alone
-            dump = {}
-    notebook = r.notebook.removesuffix(".ipynb")
-    manual: dict[str, tuple[float | None, str | None]] = {}
-    for (student, nb, cell), row in dump.get("grade", {}).items():
-        if student == r.student and nb == notebook:
-            manual[cell] = (row[2], None)
-    for (student, nb, cell), row in dump.get("comment", {}).items():
-        if student == r.student and nb == notebook and row[2]:
-            manual[cell] = (manual.get(cell, (None, None))[0], row[2])
-    return manual
+    return manual_marks(CourseSettings.load(c.root).db_url, r)
 
 
 def _course_report(c: Course, csv: Path | None, canvas: Path | None) -> None:
+    # start-up speed: imported when the command runs, not when the CLI starts (see cli/__init__)
     from ..config import CourseSettings
-    from ..grading.course_report import read_course_scores, write_canvas_csv, write_course_csv
+    from ..reports.course_report import read_course_scores, write_canvas_csv, write_course_csv
 
     lessons = sorted(p.name for p in c.records.iterdir() if p.is_dir()) if c.records.is_dir() else []
     if not lessons:

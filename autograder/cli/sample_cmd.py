@@ -27,6 +27,7 @@ def sample(
     c = course_at(course)
     spec = c.spec(assignment)
     if device is None:
+        # start-up speed: imported when the command runs, not when the CLI starts (see cli/__init__)
         from ..config import CourseSettings  # reads nbgrader_config.py, which imports nbgrader
 
         device = CourseSettings.load(c.root).policy.device_of_record

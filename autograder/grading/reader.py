@@ -13,12 +13,12 @@ from typing import Any
 
 from pydantic import Field
 
+from ..files.safe_read import MAX_SUBMISSION_BYTES
 from ..ledger import verify_chains
 from ..records import LEDGER_MIME, ChainVerdict, LedgerEntry
 from ..records._base import Record
 from ..spec import LessonSpec
 from .checksum import cell_checksum
-from .safe_read import MAX_SUBMISSION_BYTES
 
 __all__ = [
     "MAX_JSON_DEPTH",

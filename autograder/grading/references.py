@@ -21,9 +21,9 @@ from pydantic import ValidationError
 from ..bench.fingerprint import device_key as key_of_name
 from ..bench.store import CANDIDATE_SUFFIX, ReferenceStore
 from ..errors import ReferenceNotFoundError
+from ..files.safe_read import open_in_folder
 from ..records import DeviceFingerprint, ReferenceRun
 from .policy import GradingPolicy
-from .safe_read import open_in_folder
 
 __all__ = [
     "CLAIM_FLAGS",

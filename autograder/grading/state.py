@@ -1,8 +1,8 @@
 """The one grading state of a submission: read once, graded once, right after reading.
 
-Both grading paths read what :func:`~.safe_read.open_submission` returned with :func:`read_opened` (the fast
-batch through :func:`read_opened_notebook`, which keeps the parsed notebook for its autograded copy) and grade
-it with :func:`grade_reading` (:func:`grade_opened` does both): the fast batch stores the record and writes it
+Both grading paths read what :func:`~autograder.files.safe_read.open_submission` returned with
+:func:`read_opened` (the fast batch through :func:`read_opened_notebook`, which keeps the parsed notebook for
+its autograded copy) and grade it with :func:`grade_reading`: the fast batch stores the record and writes it
 into the gradebook and autograded/; the native path (nbgrader autograde) keeps it
 in the notebook's metadata, shows it in the kernel and writes the same rows after SaveAutoGrades. A
 notebook that cannot be graded from its content (refused, not JSON, too deep, old format, …) is graded as
@@ -18,15 +18,15 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..files.safe_read import Opened
 from ..records import SubmissionGrade
 from ..spec import LessonSpec
 from .grade import grade_submission
 from .policy import GradingPolicy
 from .reader import SubmissionReading, parse_notebook_bytes, read_notebook_node
 from .references import ReferenceSet
-from .safe_read import Opened
 
-__all__ = ["grade_opened", "grade_reading", "load_release", "read_opened", "read_opened_notebook"]
+__all__ = ["grade_reading", "load_release", "read_opened", "read_opened_notebook"]
 
 
 def load_release(course_root: str | Path, spec: LessonSpec) -> dict[str, Any] | None:
@@ -91,13 +91,3 @@ def grade_reading(
         }
     )
 
-
-def grade_opened(
-    opened: Opened,
-    spec: LessonSpec,
-    refs: ReferenceSet,
-    policy: GradingPolicy,
-    student: str,
-    release: dict[str, Any] | None,
-) -> SubmissionGrade:
-    return grade_reading(read_opened(opened, spec, release), spec, refs, policy, student, release)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import abc
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -73,8 +74,10 @@ class Measurements:
         return len(self._by)
 
 
-class Kind:
-    """One kind of quantity. Subclasses set ``name``, ``Args`` and implement the abstract methods."""
+class Kind(abc.ABC):
+    """One kind of quantity. Subclasses set ``name``, ``Args`` and implement the abstract methods
+    (:meth:`cases`, :meth:`derive`, :meth:`check`, :meth:`score`): one that leaves any out cannot be
+    instantiated, so it cannot be registered."""
 
     name: ClassVar[str]
     Args: ClassVar[type[Args]]
@@ -105,8 +108,9 @@ class Kind:
             raise LessonSpecError(f"quantity {q.id!r} ({self.name}): {loc}: {first['msg']}") from None
 
     # -- what the reference must measure, and the value it gives
+    @abc.abstractmethod
     def cases(self, q: Quantity) -> list[Case]:
-        raise NotImplementedError
+        """The cases the reference must measure for ``q``."""
 
     def touched_by(self, q: Quantity, cases: Iterable[Case]) -> bool:
         """Whether measuring ``cases`` shows something this quantity is derived from."""
@@ -121,9 +125,9 @@ class Kind:
         it is predicted."""
         return self.touched_by(q, cases)
 
+    @abc.abstractmethod
     def derive(self, q: Quantity, ms: Measurements, fp: DeviceFingerprint | None, device: str) -> QuantityValue | None:
         """The quantity's value on this device, or None when what it needs was not measured."""
-        raise NotImplementedError
 
     def value_of(self, q: Quantity, ratio: float, spread: float) -> float | str:
         """The value a reference reports for an underlying ``ratio`` (e.g. merged over processes)."""
@@ -134,12 +138,13 @@ class Kind:
         return None
 
     # -- a student's value
+    @abc.abstractmethod
     def check(self, q: Quantity, value: object) -> tuple[float | str | None, str | None]:
         """(normalized value, None) when gradeable, else (None, reason a student can act on)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def score(self, q: Quantity, value: float | str, ref: QuantityValue) -> Score:
-        raise NotImplementedError
+        """``value`` scored against the reference ``ref``, with the sentence that says why."""
 
     def band(self, q: Quantity, ref: QuantityValue) -> Band | None:
         """The numbers :meth:`score` gives full credit against ``ref`` (what a calibration plot shades);

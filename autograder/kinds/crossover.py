@@ -17,6 +17,7 @@ from ._base import (
     Measurements,
     positive_number,
 )
+from ._registry import kind_of
 
 
 class CrossoverArgs(Args):
@@ -39,8 +40,6 @@ class CrossoverKind(LogRatioScored):
     example = 1024.0
 
     def _metric(self, q: Quantity, value: int) -> Quantity:
-        from . import kind_of
-
         a = self.args(q)
         spec = dict(a.metric)
         kind = spec.pop("kind", "ratio")
@@ -50,8 +49,6 @@ class CrossoverKind(LogRatioScored):
         return sub
 
     def cases(self, q: Quantity) -> list[Case]:
-        from . import kind_of
-
         out: dict[str, Case] = {}
         for v in self.args(q).values or []:
             sub = self._metric(q, v)
@@ -92,8 +89,6 @@ class CrossoverKind(LogRatioScored):
         return 2.0**k if self.args(q).param.startswith("log2_") else k
 
     def derive(self, q: Quantity, ms: Measurements, fp: DeviceFingerprint | None, device: str) -> QuantityValue | None:
-        from . import kind_of
-
         a = self.args(q)
         strict = a.values is not None
         scan = a.values if a.values is not None else self._measured_values(q, ms)

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field
 
+from ..errors import LessonSpecError
 from ..records import Case, DeviceFingerprint, ParamValue, Quantity, QuantityValue
 from ._base import (
     Args,
@@ -29,8 +30,6 @@ class RatioArgs(Args):
 
 
 def ratio_cases(a: RatioArgs, qid: str) -> tuple[Case, Case]:
-    from ..errors import LessonSpecError
-
     sides = []
     for i, side in enumerate((a.slow, a.fast)):
         variant = side.get("variant", a.compare[i] if a.compare else None)

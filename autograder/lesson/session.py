@@ -23,7 +23,6 @@ from typing import Any, Literal
 
 from ..errors import PredictionError
 from ..grading.checklist import checklist, render_checklist, restart_notes
-from ..grading.context import GradingContext
 from ..grading.grade import grade_cell_text, grade_quantity
 from ..grading.reader import SubmissionReading
 from ..grading.values import check_value
@@ -31,6 +30,7 @@ from ..kinds import kind_of
 from ..ledger import append, committed_predictions, genesis, measured_values, start_over, verify_chains
 from ..records import Case, LedgerEntry, Measurement, ParamValue, render_params
 from ..spec import LessonSpec, load_spec
+from ..storage.context import GradingContext
 from ..table_order import ratio_heading, ratio_order
 from ._output import show_ledger, show_text
 
@@ -105,7 +105,7 @@ class Lesson:
         if self._device.type == "cuda":
             self._device_name = torch.cuda.get_device_name(self._device)
         else:
-            from ..bench.fingerprint import _cpu_model
+            from ..bench.fingerprint import cpu_model as _cpu_model
 
             self._device_name = f"CPU ({_cpu_model()})"
         self._device_key = device_key(self._device_name, self._device.type)
@@ -297,7 +297,7 @@ class Lesson:
 
         import torch
 
-        from ..bench.fingerprint import _cpu_model
+        from ..bench.fingerprint import cpu_model as _cpu_model
 
         setup = {
             "device_key": self._device_key,

@@ -2,7 +2,7 @@
 
 GetGrades puts nbgrader's one comment on each answer cell (the instructor's manual comment if there is one,
 else the automatic one), so an instructor's comment used to hide the explanation pre-read. This step puts
-back both, the instructor's first, through :func:`autograder.grading.feedback.feedback_comment`; a pre-read
+back both, the instructor's first, through :func:`autograder.storage.feedback.feedback_comment`; a pre-read
 only when ``c.LessonGrading.preread_in_feedback`` is true. Plain nbgrader assignments pass through as
 GetGrades left them.
 """
@@ -18,7 +18,7 @@ from traitlets import List
 
 from ..config import LessonGrading
 from ..errors import LessonSpecError
-from ..grading.feedback import feedback_comment
+from ..storage.feedback import feedback_comment
 
 
 class FeedbackPreRead(NbGraderPreprocessor):

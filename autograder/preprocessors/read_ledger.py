@@ -15,9 +15,9 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 
 from ..config import LessonGrading
 from ..errors import LessonSpecError
+from ..files.safe_read import open_submission
 from ..grading.reader import SubmissionReading
 from ..grading.references import ReferenceSet
-from ..grading.safe_read import open_submission
 from ..grading.state import grade_reading, load_release, read_opened
 
 META_KEY = "gpu_lessons"

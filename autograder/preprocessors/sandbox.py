@@ -52,6 +52,8 @@ from jupyter_client.connect import channel_socket_types
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import Bool, DottedObjectName, Integer, List, Unicode
 
+import autograder
+
 from ..errors import AutograderError
 
 __all__ = [
@@ -93,8 +95,6 @@ def python_roots() -> list[Path]:
     conda env), each also by its real path, any other site-packages on ``sys.path``, and the autograder
     package (an editable install lives in a clone). Wherever they are: ``/tmp``, ``/home``, ``/root``,
     ``/opt``."""
-    import autograder
-
     out: list[Path] = []
     # site-packages on sys.path beyond the prefixes: an environment layered on another (a .pth, PYTHONPATH)
     layered = [p for p in sys.path if p and os.path.basename(p.rstrip("/")) in ("site-packages", "dist-packages")]
@@ -372,10 +372,9 @@ class SandboxedKernelManager(AsyncKernelManager):
         """``python -m ipykernel_launcher ...`` becomes ``python -c <kernel_boot> <config> ...``."""
         if len(cmd) < 3 or cmd[1:3] != ["-m", "ipykernel_launcher"]:
             return cmd
-        from . import kernel_boot
-
         cfg = {"fd": self._audit_fd, "visible": layout.visible, "forks": self.process_limit, "mount": NOTEBOOK_MOUNT}
-        return [cmd[0], "-c", Path(kernel_boot.__file__).read_text(encoding="utf-8"), json.dumps(cfg), *cmd[3:]]
+        boot = Path(__file__).with_name("kernel_boot.py").read_text(encoding="utf-8")
+        return [cmd[0], "-c", boot, json.dumps(cfg), *cmd[3:]]
 
     async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
         # the kernel's stdout/stderr go to a bounded tail (bwrap's own message when it fails), not to the

@@ -10,10 +10,10 @@ from nbgrader.api import Gradebook
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 from ..config import LessonGrading
-from ..grading.context import CONTEXT_FILENAME
-from ..grading.gradebook_sync import write_submission
-from ..grading.records_store import RecordStore
 from ..records import SubmissionGrade
+from ..storage.context import CONTEXT_FILENAME
+from ..storage.gradebook_sync import write_submission
+from ..storage.records_store import RecordStore
 from .read_ledger import grading_meta
 
 

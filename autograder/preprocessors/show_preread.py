@@ -25,7 +25,7 @@ from nbgrader import utils
 
 from ..config import LessonGrading
 from ..errors import LessonSpecError
-from ..grading.feedback import formgrader_note
+from ..storage.feedback import formgrader_note
 
 NOTE_KEY = "autograder_note"
 

@@ -16,8 +16,8 @@ from nbformat import from_dict
 from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from ..grading.autograded import grade_cell_outputs
 from ..records import SubmissionGrade
+from ..storage.autograded import grade_cell_outputs
 from .read_ledger import grading_meta
 
 __all__ = ["ShowRecordedGrades"]

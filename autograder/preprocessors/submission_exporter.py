@@ -3,7 +3,7 @@
 nbgrader opens ``submitted/STUDENT/ASSIGNMENT/NOTEBOOK.ipynb`` in ``Exporter.from_filename`` (plain
 ``open``: it follows links, blocks on a FIFO, reads a device or a sparse file whole, and prints the start of
 a file it cannot parse). A preprocessor runs too late to prevent that, so the exporter itself is replaced:
-the file is opened with :func:`~autograder.grading.safe_read.open_submission` and read once; for a lesson
+the file is opened with :func:`~autograder.files.safe_read.open_submission` and read once; for a lesson
 the reading goes into ``nb.metadata`` (ReadLedger grades it) and nbgrader gets the notebook in the released
 cell order (:func:`~autograder.grading.reader.normalized_cells`), or the released notebook itself when the
 file cannot be graded from its content, so nbgrader never fails on it and every submission gets its rows.
@@ -27,11 +27,13 @@ from nbformat.notebooknode import NotebookNode
 
 from ..config import LessonGrading
 from ..errors import AutograderError, LessonSpecError
-from ..grading.autograded import keep_autograded, restore_autograded
+from ..files.safe_read import open_submission
 from ..grading.reader import SubmissionReading, normalized_cells, parse_notebook_bytes, read_notebook_node
-from ..grading.safe_read import open_submission
 from ..grading.state import load_release
+from ..storage.autograded import keep_autograded, restore_autograded
+from .limited_execute import LimitedExecute
 from .read_ledger import META_KEY
+from .sandbox import bwrap_available, preflight, python_roots
 
 
 def _alive(pid: str) -> bool:
@@ -62,9 +64,6 @@ class SubmissionExporter(NotebookExporter):
             self._before_run(coursedir)
 
     def _before_run(self, coursedir: Any) -> None:
-        from .limited_execute import LimitedExecute
-        from .sandbox import bwrap_available, preflight, python_roots
-
         names = [p if isinstance(p, str) else f"{p.__module__}.{p.__name__}"
                  for p in getattr(self.parent, "autograde_preprocessors", [])]
         execute = LimitedExecute(config=self.config)

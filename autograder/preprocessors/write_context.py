@@ -7,10 +7,10 @@ from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 from ..config import LessonGrading
-from ..grading.context import GradingContext
 from ..grading.reader import SubmissionReading
 from ..grading.references import ReferenceSet
 from ..records import SubmissionGrade
+from ..storage.context import GradingContext
 from .read_ledger import grading_meta
 
 

@@ -9,8 +9,9 @@ earned full credit.  Every field added for that is optional: single-process refe
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from ._base import Record
 from .device import DeviceFingerprint
@@ -83,9 +84,17 @@ class ReferenceRun(Record):
     duration_s: float = Field(ge=0)
     measurements: list[Measurement]
     quantities: dict[str, QuantityValue]
-    sizes: dict[str, list[int]] = Field(default_factory=dict, description="legacy: dtype -> log2 sizes swept")
     sources: list[RunSource] = Field(default_factory=list, description="processes merged; empty: this one")
     fairness: FairnessCheck | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_legacy_sizes(cls, data: Any) -> Any:
+        """Older stored runs carry ``sizes`` (dtype -> log2 sizes swept), which nothing reads: accepted and
+        dropped, so those files still load and the next save leaves it out."""
+        if isinstance(data, dict) and "sizes" in data:
+            data = {k: v for k, v in data.items() if k != "sizes"}
+        return data
 
     def find(self, case: Case, method: Method) -> Measurement | None:
         for m in self.measurements:

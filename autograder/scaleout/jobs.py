@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from ..batch.fast import finalize, find_submissions, grade_shard
 from ..bench.store import ReferenceStore
+from ..config import CourseSettings
 from ..course import Course
-from ..grading.batch import finalize, find_submissions, grade_shard
 
 __all__ = ["bench_job", "grade_shard", "merge_job"]
 
@@ -22,8 +23,6 @@ def bench_job(root: str, assignment: str) -> str:
 def merge_job(root: str, assignment: str, students: list[str] | None, gradebook: bool) -> int:
     """Cross-class checks and the bulk gradebook write (the gradebook nbgrader_config.py names), once every
     shard is done; returns the number of records."""
-    from ..config import CourseSettings
-
     settings = CourseSettings.load(root)
     spec = settings.course.spec(assignment)
     return finalize(settings, spec, find_submissions(settings.course, spec, students), gradebook)

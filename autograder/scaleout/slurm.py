@@ -4,7 +4,7 @@ Order of work: (1) if no reference exists for the device of record, `autograder 
 (2) the grading shards as one job array, at most ``max_array_tasks`` of at least ``shard_size``
 submissions (unchanged submissions are skipped before any job starts); a failed shard is resubmitted once,
 then reported for each of its students, never dropped; (3) one merge job that writes the gradebook in
-bulk. It is :func:`~autograder.grading.batch.grade_class` with a :class:`SlurmRunner`: records land on the
+bulk. It is :func:`~autograder.batch.fast.grade_class` with a :class:`SlurmRunner`: records land on the
 course's shared storage exactly as with the local runner, so the results are identical.
 """
 
@@ -14,19 +14,18 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ..batch.fast import BatchResult, ShardResult, ShardWork, Submission, Summaries, grade_class
+from ..batch.shards import plan_shards
 from ..bench.store import ReferenceStore
+from ..config import CourseSettings
+from ..config.slurm import SlurmSettings
 from ..course import Course
 from ..errors import AutograderError
-from ..grading.batch import BatchResult, ShardResult, ShardWork, Submission, Summaries, grade_class
 from ..grading.policy import GradingPolicy
 from ..spec import LessonSpec
 from . import jobs
-from .settings import SlurmSettings, plan_shards
-
-if TYPE_CHECKING:
-    from ..config import CourseSettings
 
 __all__ = ["SlurmRunner", "SlurmSettings", "grade_on_slurm", "plan_shards", "run_with_retry"]
 
@@ -122,7 +121,7 @@ def _succeeded(job: Any) -> bool:
 @dataclass(frozen=True)
 class SlurmRunner:
     """Shards as one Slurm job array (a failed task resubmitted once), the reference as a GPU job when it is
-    missing, and the merge as one more job: the runner :func:`~autograder.grading.batch.grade_class` takes."""
+    missing, and the merge as one more job: the runner :func:`~autograder.batch.fast.grade_class` takes."""
 
     settings: SlurmSettings
     course: Course
@@ -187,8 +186,6 @@ def grade_on_slurm(
     course_settings: CourseSettings | None = None,
 ) -> BatchResult:
     """:func:`grade_class` with a :class:`SlurmRunner` (Slurm settings from nbgrader_config.py unless given)."""
-    from ..config import CourseSettings
-
     course_settings = course_settings or CourseSettings.load(course.root)
     runner = SlurmRunner(settings or course_settings.slurm, course)
     return grade_class(

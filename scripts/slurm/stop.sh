@@ -17,4 +17,5 @@ stop_pid "$S/run/slurmctld.pid"
 stop_pid "$S/run/slurmdbd.pid"
 stop_pid "$S/run/mariadb.pid"
 stop_pid /run/munge/munged.pid
+stop_pid "$S/run/munged.pid"
 echo "slurm stopped"

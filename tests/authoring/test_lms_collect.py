@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from autograder.batch.fast import grade_class
 from autograder.bench.store import ReferenceStore
 from autograder.course import Course
-from autograder.grading.batch import grade_class
-from autograder.grading.records_store import RecordStore
 from autograder.sample.generate import generate_class
+from autograder.storage.records_store import RecordStore
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]

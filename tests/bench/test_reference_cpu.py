@@ -9,6 +9,8 @@ import pytest
 from autograder.records import ReferenceRun
 from autograder.workload import compile_fresh, fresh_function
 
+pytestmark = pytest.mark.slow  # a real CPU reference: minutes of torch.compile
+
 
 @pytest.fixture(scope="module")
 def cpu_run(tmp_path_factory, repo):

@@ -2,6 +2,7 @@
 
 import os
 import time
+from dataclasses import replace
 
 import pytest
 import torch
@@ -67,3 +68,34 @@ def test_clocks_on_a_cpu_read_nothing_and_warm_nothing():
     assert state.steady and state.after_mhz is None and state.seconds == 0.0
     assert sm_clock_mhz(torch.device("cpu")) is None
     assert "not readable" in state.describe()
+
+
+def test_long_samples_are_followed_by_a_pause_and_short_ones_are_not():
+    """Sustained long kernels drive a GPU into its power limit: after a sample that kept the device busy
+    for longer than ``cooldown_after_ms`` the sampler idles ``cooldown`` times as long (the cap counts it)."""
+    from autograder.bench.timing import sample_until_stable
+
+    def run(busy_ms: float, cooldown: float) -> float:
+        policy = TimingPolicy(min_samples=5, max_samples=5, cooldown=cooldown, cooldown_after_ms=0.5)
+        t = time.perf_counter()
+        samples = sample_until_stable(lambda: busy_ms, policy, busy_ms=lambda ms: ms)
+        assert samples == [busy_ms] * 5
+        return (time.perf_counter() - t) * 1e3
+
+    assert run(20.0, 1.0) >= 5 * 20.0  # five pauses of 20 ms
+    assert run(20.0, 0.0) < 20.0  # no pauses asked
+    assert run(0.2, 1.0) < 20.0  # a short sample needs none
+
+
+def test_a_cpu_sample_counts_the_process_cpu_time_not_time_away_from_the_core():
+    """Time the process spends off the CPU (here sleeping; on a loaded machine, waiting for a core other
+    processes hold) is not counted by the default CPU clock; the wall clock counts it."""
+
+    def off_core(x):
+        time.sleep(0.002)
+        return x
+
+    x = (torch.zeros(4),)
+    cpu, _ = wall_per_call(off_core, x, TimingPolicy.quick())
+    wall, _ = wall_per_call(off_core, x, replace(TimingPolicy.quick(), cpu_clock="wall"))
+    assert max(cpu) < 0.5 and min(wall) > 1.9

@@ -29,8 +29,8 @@ import nbformat
 import pytest
 
 from autograder.config import CourseSettings
-from autograder.grading.records_store import RecordStore
 from autograder.sample.fill import fill_predictions
+from autograder.storage.records_store import RecordStore
 from tests.browser.conftest import COURSE_ID, Classroom
 
 pytestmark = pytest.mark.slow

@@ -18,14 +18,14 @@ from datetime import datetime, timezone
 import nbformat
 import pytest
 
+from autograder.batch.fast import grade_class
 from autograder.bench.store import ReferenceStore
 from autograder.config import CourseSettings
 from autograder.course import Course
-from autograder.grading.batch import grade_class
-from autograder.grading.gradebook_sync import read_rows
 from autograder.grading.policy import GradingPolicy
-from autograder.grading.records_store import RecordStore
 from autograder.sample.generate import PERSONAS, make_submission
+from autograder.storage.gradebook_sync import read_rows
+from autograder.storage.records_store import RecordStore
 from tests.grading.test_bad_inputs import CASES, FS_CASES, build_corpus
 
 pytestmark = pytest.mark.slow

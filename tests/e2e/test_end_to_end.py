@@ -14,16 +14,16 @@ import sys
 import nbformat
 import pytest
 
+from autograder.batch.fast import grade_class
 from autograder.bench.store import ReferenceStore
 from autograder.course import Course
-from autograder.grading.batch import grade_class
-from autograder.grading.gradebook_sync import read_rows
 from autograder.grading.policy import GradingPolicy
-from autograder.grading.records_store import RecordStore
 from autograder.records import SubmissionGrade
 from autograder.sample.execute import copy_lesson_files, run_as_student
 from autograder.sample.fill import fill_explanations, fill_predictions
 from autograder.sample.generate import PERSONAS, make_submission
+from autograder.storage.gradebook_sync import read_rows
+from autograder.storage.records_store import RecordStore
 
 pytestmark = pytest.mark.slow
 

@@ -15,13 +15,13 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from autograder.batch.fast import grade_class
 from autograder.bench.store import ReferenceStore
 from autograder.course import Course
-from autograder.grading.autograded import AUTOGRADED_BY
-from autograder.grading.batch import grade_class
 from autograder.grading.policy import GradingPolicy
 from autograder.preprocessors.sandbox import bwrap_available
 from autograder.sample.generate import PERSONAS, make_submission
+from autograder.storage.autograded import AUTOGRADED_BY
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not bwrap_available(), reason="bubblewrap is not installed")]
 

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
+from autograder.batch.fast import grade_class
 from autograder.course import Course
-from autograder.grading.batch import grade_class
 from autograder.grading.policy import GradingPolicy
-from autograder.grading.records_store import RecordStore
+from autograder.storage.records_store import RecordStore
 
 GOLDEN = Path(__file__).parent / "04_fusion"
 

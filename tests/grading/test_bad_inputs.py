@@ -17,15 +17,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from autograder.batch.fast import grade_class
 from autograder.bench.store import ReferenceStore
 from autograder.course import Course
-from autograder.grading.batch import grade_class
 from autograder.grading.policy import GradingPolicy
 from autograder.grading.reader import read_notebook_bytes
-from autograder.grading.records_store import RecordStore
 from autograder.ledger import GENESIS_PREV, entry_hash
 from autograder.records import LEDGER_MIME, SubmissionGrade
 from autograder.sample.generate import PERSONAS, make_submission
+from autograder.storage.records_store import RecordStore
 
 START = datetime(2026, 11, 28, tzinfo=timezone.utc)
 Q = "gpu_speedup@fp16,2^24"
@@ -407,6 +407,10 @@ def build_corpus(root: Path, outside: Path, base: dict, cases: list[str] | None 
             make(folder(name) / "04_fusion.ipynb", outside, _bytes(base))
 
 
+#: the tests of the graded corpus: the batch grades 56 hostile submissions once (a minute), so they are slow
+SLOW_BATCH = pytest.mark.slow
+
+
 @pytest.fixture(scope="module")
 def corpus_batch(tmp_path_factory, course_template):
     root = tmp_path_factory.mktemp("corpus") / "course"
@@ -446,6 +450,7 @@ def test_corpus_has_at_least_25_kinds():
     assert len(CASES) + len(FS_CASES) >= 56  # 42 before issue 18's hostile kinds
 
 
+@SLOW_BATCH
 @pytest.mark.parametrize("name", sorted([*CASES, *FS_CASES]))
 def test_each_bad_submission_gets_its_verdict(corpus_batch, name):
     store, _, _ = corpus_batch
@@ -455,6 +460,7 @@ def test_each_bad_submission_gets_its_verdict(corpus_batch, name):
     assert check(record, base), record.model_dump_json(exclude={"explanations"})[:1500]
 
 
+@SLOW_BATCH
 def test_unreadable_submissions_say_why_in_every_explanation_comment(corpus_batch):
     store, _, _ = corpus_batch
     for name in ("not_json", "fifo", "symlinked_notebook"):
@@ -464,12 +470,14 @@ def test_unreadable_submissions_say_why_in_every_explanation_comment(corpus_batc
         assert set(record.unanswered) >= {e.grade_id for e in record.explanations}
 
 
+@SLOW_BATCH
 def test_copied_chain_is_detected_across_the_class(corpus_batch):
     store, _, _ = corpus_batch
     assert any(f.startswith("chain_shared_with:") and "copier" in f for f in store.load("04_fusion", "base").flags)
     assert any("base" in f for f in store.load("04_fusion", "copier").flags if f.startswith("chain_shared_with"))
 
 
+@SLOW_BATCH
 def test_clean_submissions_are_graded_as_in_a_clean_batch(corpus_batch):
     store, clean_store, clean = corpus_batch
     for s in clean:

@@ -5,7 +5,7 @@ import math
 import pytest
 
 from autograder.errors import LessonSpecError
-from autograder.kinds import KINDS, Kind, Measurements, kind_of, register_kind
+from autograder.kinds import KINDS, Kind, Measurements, Score, kind_of, register_kind
 from autograder.kinds._base import log_ratio_score
 from autograder.kinds.direction import direction_fraction, direction_of
 from autograder.records import Case, DeviceFingerprint, Measurement, Quantity, QuantityValue, summarize
@@ -163,7 +163,7 @@ def test_registry_knows_builtins_and_accepts_new_kinds():
     with pytest.raises(LessonSpecError, match="unknown quantity kind"):
         kind_of("bogus")
 
-    class Always(Kind):
+    class Always(_Complete):
         name = "always_full"
 
     try:
@@ -171,3 +171,59 @@ def test_registry_knows_builtins_and_accepts_new_kinds():
         assert kind_of("always_full").name == "always_full"
     finally:
         KINDS.pop("always_full")
+
+
+class _Complete(Kind):
+    """A kind implementing every abstract method, trivially."""
+
+    def cases(self, q):
+        return []
+
+    def derive(self, q, ms, fp, device):
+        return None
+
+    def check(self, q, value):
+        return 1.0, None
+
+    def score(self, q, value, ref):
+        return Score(1.0, "full")
+
+
+def test_a_kind_missing_an_abstract_method_cannot_be_instantiated():
+    class NoScore(Kind):
+        name = "no_score"
+
+        def cases(self, q):
+            return []
+
+        def derive(self, q, ms, fp, device):
+            return None
+
+        def check(self, q, value):
+            return 1.0, None
+
+    with pytest.raises(TypeError, match="abstract method.*score"):
+        NoScore()
+    with pytest.raises(TypeError, match="abstract"):
+        Kind()  # type: ignore[abstract]
+
+
+def test_register_kind_refuses_to_replace_a_kind_silently():
+    ratio = KINDS["ratio"]
+
+    class Impostor(_Complete):
+        name = "ratio"
+
+    with pytest.raises(LessonSpecError, match="'ratio' is already registered \\(RatioKind\\).*replace=True"):
+        register_kind(Impostor())
+    with pytest.raises(LessonSpecError, match="'speedup' is already registered"):
+        register_kind(type("Other", (_Complete,), {"name": "other_new"})(), "speedup")
+    assert KINDS["ratio"] is ratio and "other_new" not in KINDS
+    register_kind(type(ratio)())  # the same kind again (a workload module loaded twice) is allowed
+    assert type(KINDS["ratio"]) is type(ratio)
+    try:
+        register_kind(Impostor(), replace=True)
+        assert type(kind_of("ratio")) is Impostor
+    finally:
+        register_kind(ratio, replace=True)
+    assert kind_of("ratio") is ratio

@@ -100,10 +100,10 @@ def test_graded_notebook_shows_own_measurement_next_to_the_device_of_record(less
     student measured on their own device next to the device of record's value."""
     from datetime import datetime, timezone
 
-    from autograder.grading.context import GradingContext
     from autograder.grading.policy import GradingPolicy
     from autograder.grading.reader import SubmissionReading
     from autograder.ledger import append, genesis, verify_chains
+    from autograder.storage.context import GradingContext
 
     t = datetime(2026, 11, 30, tzinfo=timezone.utc)
     chain = [genesis("04_fusion", "n" * 32, t)]

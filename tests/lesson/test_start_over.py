@@ -14,14 +14,14 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from autograder.batch.fast import grade_class
 from autograder.course import Course
-from autograder.grading.batch import grade_class
 from autograder.grading.policy import GradingPolicy
-from autograder.grading.records_store import RecordStore
 from autograder.ledger import verify_chains
 from autograder.records import LEDGER_MIME
 from autograder.sample.execute import copy_lesson_files
 from autograder.sample.fill import fill_predictions
+from autograder.storage.records_store import RecordStore
 
 GPU, WALL, SMALL, FP32 = "gpu_speedup@fp16,2^24", "wall_speedup@fp32,2^28", "wall_2^20_vs_2^28@fp16", "fp32_vs_fp16@2^24"
 FIRST = {

@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from autograder.authoring import lint_lesson
+from autograder.batch.fast import grade_class
 from autograder.bench.store import ReferenceStore
 from autograder.course import Course
-from autograder.grading.batch import grade_class
-from autograder.grading.gradebook_sync import read_rows
 from autograder.grading.policy import GradingPolicy
 from autograder.kinds import kind_of
 from autograder.sample.generate import generate_class
+from autograder.storage.gradebook_sync import read_rows
 
 from .tiny import write_tiny_lesson
 

@@ -15,13 +15,13 @@ from html import unescape
 import nbformat
 import pytest
 
+from autograder.batch.fast import grade_class
 from autograder.config import CourseSettings, load_course_config
 from autograder.course import Course
-from autograder.grading.batch import grade_class
-from autograder.grading.feedback import feedback_comment, formgrader_note
 from autograder.grading.policy import GradingPolicy
 from autograder.records import SubmissionGrade
 from autograder.sample.generate import PERSONAS, make_submission, solution_texts
+from autograder.storage.feedback import feedback_comment, formgrader_note
 
 STUDENT = "careful1"
 MANUAL = "Good use of bytes; say **why** the two timings differ. (instructor)"

@@ -16,8 +16,8 @@ import pytest
 
 from autograder.bench.store import ReferenceStore
 from autograder.course import Course
-from autograder.grading.records_store import RecordStore
 from autograder.sample.generate import PERSONAS, make_submission
+from autograder.storage.records_store import RecordStore
 
 pytestmark = pytest.mark.slow
 

@@ -19,16 +19,16 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from autograder.batch.fast import grade_class
 from autograder.bench.store import ReferenceStore
 from autograder.config import CourseSettings
 from autograder.course import Course
-from autograder.grading.batch import grade_class
 from autograder.grading.grade import grade_cell_text
-from autograder.grading.gradebook_sync import read_rows
 from autograder.grading.policy import GradingPolicy
-from autograder.grading.records_store import RecordStore
 from autograder.preprocessors.sandbox import bwrap_available, preflight, python_roots, start_failure_line
 from autograder.sample.generate import PERSONAS, make_submission
+from autograder.storage.gradebook_sync import read_rows
+from autograder.storage.records_store import RecordStore
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not bwrap_available(), reason="bubblewrap is not installed")]
 

@@ -2,9 +2,10 @@
 
 import pytest
 
+from autograder.batch.fast import LocalRunner
+from autograder.batch.shards import plan_shards
 from autograder.config import SlurmGrading
-from autograder.grading.batch import LocalRunner
-from autograder.scaleout.settings import SlurmSettings, plan_shards
+from autograder.config.slurm import SlurmSettings
 from autograder.scaleout.slurm import SlurmRunner
 
 

@@ -14,16 +14,16 @@ import cloudpickle
 import pytest
 from typer.testing import CliRunner
 
+from autograder.batch.fast import grade_class
 from autograder.bench.store import ReferenceStore
 from autograder.cli import app
 from autograder.config import CourseSettings
 from autograder.course import Course
-from autograder.grading.batch import grade_class
-from autograder.grading.gradebook_sync import read_rows
 from autograder.grading.policy import GradingPolicy
-from autograder.grading.records_store import RecordStore
 from autograder.sample.generate import generate_class
 from autograder.scaleout.slurm import SlurmSettings, _executor, grade_on_slurm, run_with_retry
+from autograder.storage.gradebook_sync import read_rows
+from autograder.storage.records_store import RecordStore
 
 pytestmark = pytest.mark.slow
 cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the job processes need not import tests/
