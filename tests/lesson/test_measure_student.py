@@ -30,6 +30,7 @@ def _instructor_kernel(repo):
     return scope["fused_chain"]
 
 
+@pytest.mark.slow  # times a Triton kernel in its interpreter and measures this CPU's copy roofline
 def test_refused_until_both_predictions_are_committed_then_measured_and_sealed(lesson_dir, repo, capsys):
     L = Lesson.load(lesson_dir)
     fused_chain = _instructor_kernel(repo)
