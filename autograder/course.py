@@ -140,4 +140,5 @@ def quickstart(dest: str | Path, force: bool = False) -> Course:
 
 
 _GENERATED = ("gradebook.db", "gradebook.db.lock", "/submitted/", "/autograded/", "/feedback/", "/records/",
-              "/reports/", "/demo/", "*.ledger.json", ".autograder_context.json", "__pycache__/")
+              "/reports/", "/demo/", "*.ledger.json", ".autograder_context.json", "__pycache__/",
+              "/.kernel_results/")

@@ -25,7 +25,7 @@ from .records._base import Record
 if TYPE_CHECKING:
     from .workload import Workload
 
-__all__ = ["SPEC_FILENAME", "ExplanationSpec", "LessonSpec", "load_spec"]
+__all__ = ["SPEC_FILENAME", "ExplanationSpec", "KernelCredit", "LessonSpec", "StudentVariant", "load_spec"]
 
 SPEC_FILENAME = "lesson.toml"
 DeviceKind = Literal["cuda", "cpu"]
@@ -100,6 +100,65 @@ class ExplanationSpec(Record):
     parts: list[ExplanationPart] = Field(default_factory=list)
 
 
+class KernelCredit(Record):
+    """Points for the student's own kernel that no prediction earns: ``correctness`` (the hidden check
+    cases pass) or ``performance`` (a quantity of a credit kind, e.g. ``roofline_share``, scored from the
+    grader's measurement of the kernel alone). ``grade_id`` names the graded test cell carrying them."""
+
+    grade_id: str
+    points: float = Field(gt=0)
+
+
+class StudentVariant(Record):
+    """``[student_variant]``: a variant of the lesson the student writes in a graded answer cell.
+
+    The cell defines ``entry`` (same signature as the workload's ``reference`` function); inputs come from
+    the workload's ``make_inputs(case, seed, device)``; ``tolerances`` give ``[rtol, atol]`` per dtype;
+    ``cases`` are timed, ``check_cases`` only checked (hidden, odd sizes too). Quantities whose cases name
+    ``variant`` are predictions about the student's own kernel, scored against the grader's measurement of
+    it (never against the stored reference, which does not measure it)."""
+
+    entry: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    signature: str = Field(min_length=1, description="what the cell must define, as the student reads it")
+    answer_cell: str = Field(description="grade_id of the graded answer cell holding the student's code")
+    variant: str = Field(default="student", pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    reference: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    make_inputs: str = Field(default="make_inputs", pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    tolerances: dict[str, tuple[float, float]] = Field(min_length=1)
+    cases: list[dict[str, ParamValue]] = Field(min_length=1)
+    check_cases: list[dict[str, ParamValue]] = Field(min_length=1)
+    #: what the released answer cell holds in place of the solution (default: a definition that raises)
+    stub: str = ""
+    correctness: KernelCredit | None = None
+    performance: Quantity | None = None
+    performance_grade_id: str | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> StudentVariant:
+        for dtype, (rtol, atol) in self.tolerances.items():
+            if not (0 <= rtol < 1 and 0 <= atol < 1):
+                raise ValueError(f"tolerances.{dtype}: [rtol, atol] must each be in [0, 1), got [{rtol}, {atol}]")
+        if (self.performance is None) != (self.performance_grade_id is None):
+            raise ValueError("performance needs a grade_id (the graded cell carrying its points)")
+        if not self.stub:
+            object.__setattr__(
+                self, "stub", f"def {self.entry}(*args):  # <- your code: {self.signature}\n"
+                "    raise NotImplementedError()"
+            )
+        return self
+
+    def credit_grade_ids(self) -> list[str]:
+        """The grade ids of the kernel's own credits (correctness, performance), in that order."""
+        out = [self.correctness.grade_id] if self.correctness is not None else []
+        return out + ([self.performance_grade_id] if self.performance_grade_id is not None else [])
+
+    @property
+    def credit_points(self) -> float:
+        return (self.correctness.points if self.correctness else 0.0) + (
+            self.performance.points if self.performance else 0.0
+        )
+
+
 class LessonSpec(Record):
     model_config = ConfigDict(frozen=False, extra="forbid")
 
@@ -116,6 +175,8 @@ class LessonSpec(Record):
     #: quantity id -> shown cases that reveal it besides those its kind derives it from: each a partial
     #: case (parameters, optionally ``variant``) that any shown case matching it reveals
     reveals: dict[str, list[dict[str, ParamValue]]] = Field(default_factory=dict)
+    #: a variant the student writes (``[student_variant]``), graded by running it (optional)
+    student_variant: StudentVariant | None = None
     folder: Path | None = Field(default=None, exclude=True)
 
     @model_validator(mode="after")
@@ -130,6 +191,8 @@ class LessonSpec(Record):
         if unknown:
             raise ValueError(f"grade_ids name unknown quantities: {sorted(unknown)}")
         gids = list(self.grade_ids.values()) + [e.grade_id for e in self.explanations]
+        if self.student_variant is not None:
+            gids += [self.student_variant.answer_cell, *self.student_variant.credit_grade_ids()]
         dup = sorted({g for g in gids if gids.count(g) > 1})
         if dup:
             raise ValueError(f"grade ids used twice: {dup}")
@@ -146,6 +209,18 @@ class LessonSpec(Record):
             f"{qid!r} is not a quantity of lesson {self.id}; known: {', '.join(q.id for q in self.quantities)}"
         )
 
+    def about_student(self, q: Quantity) -> bool:
+        """Whether ``q`` is a prediction about the student's own kernel (a case of the student variant):
+        scored against the grader's measurement of that kernel, not the stored reference."""
+        from .kinds import kind_of
+
+        sv = self.student_variant
+        return sv is not None and any(c.variant == sv.variant for c in kind_of(q).cases(q))
+
+    @property
+    def student_quantities(self) -> list[Quantity]:
+        return [q for q in self.quantities if self.about_student(q)]
+
     @cached_property
     def workload(self) -> Workload:
         from .workload import load_workload
@@ -160,12 +235,20 @@ class LessonSpec(Record):
         dev = self.devices.get(device_kind)
         if dev is None or not dev.substitute:
             return self
-        other = self.model_copy(
-            update={
-                "quantities": [q.model_copy(update={"args": dev.apply(q.args)}) for q in self.quantities],
-                "explanations": [e.model_copy(update={"case": dev.apply(e.case)}) for e in self.explanations],
-            }
-        )
+        update: dict[str, Any] = {
+            "quantities": [q.model_copy(update={"args": dev.apply(q.args)}) for q in self.quantities],
+            "explanations": [e.model_copy(update={"case": dev.apply(e.case)}) for e in self.explanations],
+        }
+        sv = self.student_variant
+        if sv is not None:
+            perf = sv.performance
+            update["student_variant"] = sv.model_copy(
+                update={
+                    "cases": dev.apply(sv.cases),
+                    "performance": perf.model_copy(update={"args": dev.apply(perf.args)}) if perf else None,
+                }
+            )
+        other = self.model_copy(update=update)
         other.__dict__.pop("workload", None)
         if "workload" in self.__dict__:
             other.__dict__["workload"] = self.__dict__["workload"]
@@ -207,9 +290,11 @@ class LessonSpec(Record):
         from .kinds import kind_of
 
         found = {c.key: c for c in self.grid_cases(device_kind)}
+        student = self.student_variant.variant if self.student_variant is not None else None
         for q in self.for_device(device_kind).quantities:
             for c in kind_of(q).cases(q):
-                found[c.key] = c
+                if c.variant != student:  # the student's kernel is measured at grading, not by the bench
+                    found[c.key] = c
         return sorted(found.values(), key=lambda c: ([_order(k, v) for k, v in c.params.items()], c.variant))
 
     def problems(self) -> list[str]:
@@ -221,11 +306,14 @@ class LessonSpec(Record):
         except AutograderError as exc:
             return [str(exc)]
         out: list[str] = []
+        seen = _WithStudent(wl, self.student_variant.variant) if self.student_variant is not None else wl
         for q in self.quantities:
             try:
-                out += kind_of(q).problems(q, wl)
+                out += kind_of(q).problems(q, seen)  # type: ignore[arg-type]
             except AutograderError as exc:
                 out.append(str(exc))
+        if self.student_variant is not None:
+            out += _student_problems(self.student_variant, wl)
         for kind, grids in self.sweep.items():
             for g in grids:
                 if set(g.axes) != set(wl.params):
@@ -252,7 +340,49 @@ class LessonSpec(Record):
 
     @property
     def max_points(self) -> float:
-        return sum(q.points for q in self.quantities) + sum(e.points for e in self.explanations)
+        kernel = self.student_variant.credit_points if self.student_variant is not None else 0.0
+        return sum(q.points for q in self.quantities) + sum(e.points for e in self.explanations) + kernel
+
+
+class _WithStudent:
+    """A workload as quantities about the student's kernel see it: its variants and the student's."""
+
+    def __init__(self, wl: Workload, student: str) -> None:
+        self.variants = (*wl.variants, student)
+        self.params = wl.params
+
+
+def _student_problems(sv: StudentVariant, wl: Workload) -> list[str]:
+    """What ``[student_variant]`` names that the workload lacks (functions, parameters, dtypes)."""
+    out = [
+        f"[student_variant] {what} = {name!r}: the workload module defines no such function"
+        for what, name in (("reference", sv.reference), ("make_inputs", sv.make_inputs))
+        if not callable(getattr(wl, name, None)) and not callable(getattr(_module_of(wl), name, None))
+    ]
+    if sv.variant in wl.variants:
+        out.append(f"[student_variant] variant {sv.variant!r} is also a workload variant: name it apart")
+    for where, cases in (("cases", sv.cases), ("check_cases", sv.check_cases)):
+        for c in cases:
+            unknown = set(c) - set(wl.params) - {"n"}
+            if unknown:
+                out.append(f"[student_variant] {where}: {c} names unknown parameters {sorted(unknown)}")
+            dtype = c.get("dtype")
+            if isinstance(dtype, str) and dtype not in sv.tolerances:
+                out.append(f"[student_variant] {where}: dtype {dtype!r} has no tolerances entry")
+    if sv.performance is not None:
+        try:
+            from .kinds import kind_of
+
+            kind_of(sv.performance).args(sv.performance)
+        except AutograderError as exc:
+            out.append(f"[student_variant] performance: {exc}")
+    return out
+
+
+def _module_of(wl: Workload) -> Any:
+    import sys
+
+    return sys.modules.get(type(wl).__module__)
 
 
 def _matches(partial: dict[str, ParamValue], case: Case) -> bool:
@@ -298,6 +428,8 @@ def load_spec(path: str | Path) -> LessonSpec:
     try:
         raw["quantities"] = [_quantity(q) for q in raw.get("quantities", [])]
         raw["sweep"] = {k: _grids(v) for k, v in raw.get("sweep", {}).items()}
+        if isinstance(raw.get("student_variant"), dict):
+            raw["student_variant"] = _student_variant(raw["student_variant"])
         spec = LessonSpec.model_validate({**raw, "folder": p.parent})
     except ValidationError as exc:
         raise LessonSpecError(f"{p}: {_one_line(exc)}") from None
@@ -305,7 +437,23 @@ def load_spec(path: str | Path) -> LessonSpec:
         raise LessonSpecError(f"{p}: {exc}") from None
     for q in spec.quantities:
         kind_of(q).args(q)
+    if spec.student_variant is not None and spec.student_variant.performance is not None:
+        kind_of(spec.student_variant.performance).args(spec.student_variant.performance)
     return spec
+
+
+def _student_variant(raw: dict[str, Any]) -> dict[str, Any]:
+    """``[student_variant]`` as the model reads it: its performance table split into a quantity (common
+    keys) and the kind's arguments, its grade id set apart."""
+    out = dict(raw)
+    perf = out.get("performance")
+    if isinstance(perf, dict):
+        perf = dict(perf)
+        out["performance_grade_id"] = perf.pop("grade_id", None)
+        perf.setdefault("id", "kernel_performance")
+        perf.setdefault("title", "the share of the copy roofline your kernel reaches")
+        out["performance"] = _quantity(perf)
+    return out
 
 
 def _one_line(exc: ValidationError) -> str:

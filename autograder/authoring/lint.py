@@ -112,6 +112,7 @@ def _notebook(spec: LessonSpec, path: Path) -> list[Finding]:
         elif ex_cell["metadata"]["nbgrader"].get("points") != e.points:
             out.append(Finding("error", f"explanation {e.grade_id!r}: points differ from lesson.toml"))
     known = set(spec.grade_ids.values()) | {e.grade_id for e in spec.explanations}
+    known |= set(spec.student_variant.credit_grade_ids()) if spec.student_variant is not None else set()
     for gid in sorted(set(grade_cells) - known):
         out.append(Finding("error", f"graded cell {gid!r} is not named in lesson.toml"))
     return out
@@ -150,7 +151,7 @@ def _references(spec: LessonSpec, references: Path, device_of_record: str) -> li
             + bench_command(spec.id, device_of_record),
         )
         for q in spec.quantities
-        if q.id not in quantities
+        if q.id not in quantities and not spec.about_student(q)  # the student's kernel: measured at grading
     ]
 
 

@@ -16,6 +16,7 @@ from .policy import GradingPolicy
 from .reader import SubmissionReading
 from .references import ReferenceSet
 from .scoring import grade_prediction
+from .student_kernel import grade_student_kernel, kernel_results
 
 __all__ = ["capped_explanation", "grade_cell_text", "grade_quantity", "grade_submission", "lookalike_ids"]
 
@@ -132,6 +133,8 @@ def grade_submission(
     if ref.device.kind in ("cpu", "cuda"):  # the cases this kind of device measured (lesson.toml [devices])
         spec = spec.for_device(ref.device.kind)
     predictions = [grade_quantity(q.id, reading, spec, ref, note, policy) for q in spec.quantities]
+    if spec.student_variant is not None:  # a kernel the student wrote: run, gated, measured (student_kernel.py)
+        predictions = grade_student_kernel(reading, spec, ref, note, policy, predictions, kernel_results(refs))
     explanations = [
         capped_explanation(reading.explanations.get(e.grade_id, ""), spec, e, ref, policy.explanation_max_chars)
         for e in spec.explanations

@@ -51,6 +51,7 @@ class SubmissionReading(Record):
     entries: list[LedgerEntry] = Field(default_factory=list)
     source_values: dict[str, str] = Field(default_factory=dict, description="quantity -> literal in the cell source")
     explanations: dict[str, str] = Field(default_factory=dict, description="grade_id -> markdown text")
+    answers: dict[str, str] = Field(default_factory=dict, description="grade_id -> code of a student variant's cell")
     tampered_cells: list[str] = Field(default_factory=list)
     unanswered_cells: list[str] = Field(default_factory=list, description="solution cells left as released")
     duplicate_cells: list[str] = Field(default_factory=list)
@@ -355,12 +356,15 @@ def read_notebook_node(
         if e.kind in ("measurement", "genesis") and e.meta.get("device_key"):
             device, device_name = e.meta["device_key"], e.meta.get("device_name")
             meta = {k: str(v) for k, v in e.meta.items() if k != "method"}
+    from .student_kernel import answer_sources  # the code of a kernel the student wrote ([student_variant])
+
     return SubmissionReading(
         sha256=sha256,
         verdict=verdict,
         entries=entries,
         source_values=_source_values(nb),
         explanations=texts,
+        answers=answer_sources(nb, spec, release),
         tampered_cells=tampered,
         missing_cells=missing,
         unanswered_cells=unanswered,

@@ -15,6 +15,7 @@ from .crossover import CrossoverKind
 from .direction import DirectionKind
 from .peak_fraction import PeakFractionKind
 from .ratio import RatioKind
+from .roofline_share import RooflineShareKind
 
 __all__ = ["KINDS", "Band", "Kind", "Measurements", "Score", "kind_of", "register_kind"]
 
@@ -23,3 +24,4 @@ register_kind(DirectionKind())
 register_kind(PeakFractionKind())
 register_kind(CrossoverKind())
 register_kind(CountKind())
+register_kind(RooflineShareKind())

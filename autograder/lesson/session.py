@@ -99,6 +99,9 @@ class Lesson:
         from ..bench.fingerprint import device_key, pick_device
 
         self._device = pick_device()
+        if self._device.type == "cpu" and self.spec.student_variant is not None:
+            # a student's Triton kernel runs on a CPU only in Triton's interpreter (read when it is decorated)
+            os.environ.setdefault("TRITON_INTERPRET", "1")
         if self._device.type == "cuda":
             self._device_name = torch.cuda.get_device_name(self._device)
         else:
@@ -505,6 +508,64 @@ class Lesson:
             lines.append(row)
         lines += self._record_quantities(touched)
         show_ledger(self.spec.id, self.chain, "\n".join(lines), self._shown(touched))
+
+    def measure_student(self, fn: Any) -> None:
+        """Check and time the student's own kernel ``fn`` (the lesson's ``[student_variant]``) on this
+        device with the grader's timing code (``autograder.kernels.measure_function``), next to the
+        lesson's first variant at the same case; seal what it shows, as :meth:`measure` does."""
+        from .student import measure_student
+
+        sv = self.spec.student_variant
+        if sv is None:
+            show_text(f"✘ lesson {self.spec.id} declares no [student_variant]: there is no kernel of yours to measure.")
+            return
+        if self.grading_mode:
+            self._show_graded_kernel()
+            return
+        if self.validating:
+            show_text(f"(validating) measurement of your {sv.entry} skipped.")
+            return
+        measure_student(self, fn)
+
+    def _show_graded_kernel(self) -> None:
+        """Under grading, in place of measuring: what the grader measured of the submitted kernel."""
+        sv = self.spec.student_variant
+        record = self._context.record if self._context is not None else None
+        if sv is None or record is None:
+            show_text("(grading) your kernel: not measured here; no grading context was prepared.")
+            return
+        about = {q.id: q for q in self.spec.student_quantities}
+        credit = set(sv.credit_grade_ids())
+        lines = [f"(grading) your {sv.entry} was run by the grader on the {record.device_of_record}, not here:"]
+        for g in record.predictions:
+            if g.grade_id in credit and g.quantity == "kernel_correctness":
+                lines.append(f"  correctness: {g.reason}")
+            elif g.quantity in about:
+                shown = kind_of(about[g.quantity]).show(g.reference) if isinstance(g.reference, float) else "—"
+                lines.append(f"  {g.quantity}: measured {shown}")
+        show_text("\n".join(lines))
+
+    def grade_kernel(self, part: str) -> float | None:
+        """Test cell of the student's own kernel: ``"correctness"`` or ``"performance"``. Under nbgrader
+        the points the grader gave (it ran the kernel on the device of record); for the student a note."""
+        sv = self.spec.student_variant
+        if sv is None or part not in ("correctness", "performance"):
+            show_text(f"✘ {part!r}: this lesson grades no such part of your kernel (correctness, performance).")
+            return 0.0 if self.grading_mode else None
+        credit = sv.correctness.grade_id if part == "correctness" and sv.correctness else sv.performance_grade_id
+        if self.grading_mode:
+            record = self._context.record if self._context is not None else None
+            g = next((p for p in record.predictions if p.grade_id == credit), None) if record else None
+            if g is None:
+                show_text(f"{part}: no grade of your kernel was prepared (check nbgrader_config.py); 0 points.")
+                return 0.0
+            show_text(grade_cell_text(g))
+            return g.points
+        show_text(
+            f"{part} of your {sv.entry}: graded when you submit, by running it on the course's grading device "
+            "on hidden inputs (what you measured here is not used)."
+        )
+        return None
 
     # ------------------------------------------------------------------ grading and checking
     def _reading(self) -> SubmissionReading:

@@ -25,15 +25,32 @@ class LessonClearSolutions(ClearSolutions):
     def preprocess(self, nb: NotebookNode, resources: ResourcesDict) -> tuple[NotebookNode, ResourcesDict]:
         assignment = resources.get("nbgrader", {}).get("assignment", "")
         try:
-            LessonGrading(config=self.config).course().spec(assignment)
+            spec = LessonGrading(config=self.config).course().spec(assignment)
         except LessonSpecError:
             return super().preprocess(nb, resources)
         plain: dict[str, str] = dict(self.code_stub)  # type: ignore[has-type]
         self.code_stub = {**plain, **self.lesson_code_stub}
+        sv = spec.student_variant
+        self._answer_stub = (sv.answer_cell, sv.stub) if sv is not None else None
         try:
             return super().preprocess(nb, resources)
         finally:
-            self.code_stub = plain
+            self.code_stub, self._answer_stub = plain, None
+
+    def preprocess_cell(
+        self, cell: NotebookNode, resources: ResourcesDict, cell_index: int
+    ) -> tuple[NotebookNode, ResourcesDict]:
+        """The student variant's answer cell (``[student_variant]``) gets its own stub: a definition of the
+        entry to write, not prediction arguments."""
+        answer = getattr(self, "_answer_stub", None)
+        if answer is None or cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") != answer[0]:
+            return super().preprocess_cell(cell, resources, cell_index)
+        lesson_stub = self.code_stub
+        self.code_stub = {**lesson_stub, "python": answer[1]}
+        try:
+            return super().preprocess_cell(cell, resources, cell_index)
+        finally:
+            self.code_stub = lesson_stub
 
 
 __all__ = ["LessonClearSolutions"]

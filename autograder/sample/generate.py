@@ -64,6 +64,7 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 def solution_texts(source_nb: Any, spec: LessonSpec) -> dict[str, str]:
     """The instructor's answers to the explanation cells (the source notebook's solution cells)."""
     ids = {e.grade_id for e in spec.explanations}
+    ids |= {spec.student_variant.answer_cell} if spec.student_variant is not None else set()  # the kernel
     out = {}
     for cell in source_nb.get("cells", []) if source_nb is not None else []:
         gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
@@ -183,6 +184,9 @@ def make_submission(
     preds = {} if persona.blank else _predicted(spec, truth, persona, rng)
     fill_predictions(nb, {q: (v, f"my work model for {q}") for q, v in preds.items()})
     fill_explanations(nb, _explanations(spec, persona, solutions or {}))
+    kernel = spec.student_variant.answer_cell if spec.student_variant is not None else None
+    if kernel in (solutions or {}) and not persona.blank:  # a lesson's own kernel cell: the instructor's
+        fill_explanations(nb, {kernel: (solutions or {})[kernel]})
     measured = _measured(truth, rng)
     t = start + timedelta(minutes=rng.randint(0, 600))
     chain: list[LedgerEntry] = [genesis(spec.id, secrets.token_hex(16) if seed < 0 else f"{seed:032x}", t)]

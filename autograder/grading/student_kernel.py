@@ -1,0 +1,338 @@
+"""Grading a kernel the student wrote (a lesson's ``[student_variant]``): run it, gate on correctness, score
+the predictions about it against the grader's measurement of that very kernel, and give its own credits.
+
+Both grading paths reach this through :func:`autograder.grading.grade.grade_submission`, so the fast batch
+and ``nbgrader autograde`` give the same grades: the kernel is run once per (lesson, device, source) and its
+result kept beside the course's references (:func:`cached_run`), so grading it again — by the other path,
+or after a crash of the batch — reuses that one measurement instead of timing it anew.
+
+The running itself (a child process, the sandbox, the anti-gaming checks, the verdicts) is
+:mod:`autograder.kernels`; nothing here imports the student's code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..kinds import Measurements, kind_of
+from ..records import Case, Measurement, PredictionGrade, QuantityValue, ReferenceRun
+from ..spec import LessonSpec, StudentVariant
+from .policy import GradingPolicy
+from .reader import SubmissionReading, normalized_cells
+from .references import ReferenceSet
+
+if TYPE_CHECKING:
+    from ..kernels import KernelResult, KernelTask
+
+__all__ = [
+    "BLANK_REASON",
+    "answer_sources",
+    "cached_run",
+    "grade_student_kernel",
+    "kernel_results",
+    "kernel_task",
+    "result_key",
+    "results_folder",
+    "student_measurements",
+]
+
+BLANK_REASON = "the kernel cell is as released: no {entry} was written, so nothing was run"
+#: where a course keeps the grader's results of students' kernels (beside references/)
+RESULTS_FOLDER = ".kernel_results"
+
+
+def kernel_results(refs: ReferenceSet) -> Path:
+    """Where the course keeps the grader's results of students' kernels: beside its references."""
+    return Path(refs.store.root).parent / RESULTS_FOLDER
+
+
+def answer_sources(nb: Any, spec: LessonSpec, release: Any | None) -> dict[str, str]:
+    """grade_id -> the source of the student variant's answer cell, as both paths judge the notebook (the
+    first cell with that grade_id; :func:`normalized_cells` with the release)."""
+    sv = spec.student_variant
+    if sv is None or not isinstance(nb, dict):
+        return {}
+    cells = normalized_cells(nb, release) if release is not None else nb.get("cells", [])
+    for cell in cells if isinstance(cells, list) else []:
+        meta = cell.get("metadata", {}) if isinstance(cell, dict) else {}
+        nbg = meta.get("nbgrader", {}) if isinstance(meta, dict) else {}
+        if isinstance(nbg, dict) and nbg.get("grade_id") == sv.answer_cell and cell.get("cell_type") == "code":
+            src = cell.get("source", "")
+            return {sv.answer_cell: "".join(src) if isinstance(src, list) else str(src)}
+    return {}
+
+
+def kernel_task(spec: LessonSpec, device: str, source: str, seed: int) -> KernelTask:
+    """What :mod:`autograder.kernels` runs for one submission of ``spec``'s student variant on ``device``
+    ("cuda" or "cpu"; the timed cases as that kind of device measures them, lesson.toml ``[devices]``)."""
+    from ..kernels import KernelTask
+
+    sv = _variant(spec.for_device("cuda" if device == "cuda" else "cpu"))
+    assert spec.folder is not None
+    return KernelTask(
+        source=source,
+        entry=sv.entry,
+        workload=(spec.folder / spec.workload_file).resolve(),
+        reference=sv.reference,
+        make_inputs=sv.make_inputs,
+        cases=tuple(dict(c) for c in sv.cases),
+        check_cases=tuple(dict(c) for c in sv.check_cases),
+        seed=seed,
+        tolerances={k: (float(v[0]), float(v[1])) for k, v in sv.tolerances.items()},
+        device=device,
+    )
+
+
+def _variant(spec: LessonSpec) -> StudentVariant:
+    if spec.student_variant is None:
+        raise ValueError(f"lesson {spec.id} has no [student_variant]")
+    return spec.student_variant
+
+
+def student_measurements(spec: LessonSpec, cases: Iterable[Any], device_kind: str) -> list[Measurement]:
+    """The kernel's timings as measurements of the student variant: its case and the work model's bytes
+    (a fused kernel's ``2·N·s`` whatever the student's code really moves) so that a share of the roofline
+    and a speedup are derived like any variant's. On a CPU the one timing stands for both methods (a CPU
+    has no separate dispatch: the lesson's CPU measurements do the same)."""
+    sv = _variant(spec)
+    out: list[Measurement] = []
+    for r in cases:
+        m = getattr(r, "measurement", None)
+        if m is None:
+            continue
+        params = dict(r.case)
+        w = spec.workload.work(sv.variant, params)
+        methods = {m.method} | ({"gpu_time", "wall_per_call"} if device_kind == "cpu" else set())
+        for method in sorted(methods):
+            out.append(
+                m.model_copy(
+                    update={
+                        "case": Case(variant=sv.variant, params=params),
+                        "method": method,
+                        "bytes_moved": w.bytes_moved,
+                        "flops": w.flops,
+                    }
+                )
+            )
+    return out
+
+
+def student_values(
+    spec: LessonSpec, own: list[Measurement], ref: ReferenceRun, device: str
+) -> dict[str, QuantityValue]:
+    """The value of every quantity about the student's kernel, from its measurements and the reference's
+    (eager's time, the copy roofline); a quantity whose measurement is missing has none."""
+    index = Measurements([*ref.measurements, *own])
+    out: dict[str, QuantityValue] = {}
+    for q in spec.student_quantities:
+        v = kind_of(q).derive(q, index, ref.device, device)
+        if v is not None:
+            out[q.id] = v
+    return out
+
+
+def result_key(task: KernelTask) -> str:
+    """What decides a kernel's result: the task but its seed and limits, and the workload module's text."""
+    fields = task.model_dump(mode="json", exclude={"seed", "workload", "limits"})
+    fields["workload"] = Path(task.workload).read_text(encoding="utf-8")
+    return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:32]
+
+
+def cached_run(
+    task: KernelTask, folder: Path | None, run: Callable[[KernelTask], KernelResult]
+) -> KernelResult:
+    """``run(task)``, kept in ``folder`` under :func:`result_key`: the same submission graded again (by
+    the other path, or after the batch was stopped) gets the same measurement and so the same grade. A
+    sandbox failure or a timeout is not kept: the next run tries again."""
+    from ..kernels import KernelResult
+
+    path = folder / f"{result_key(task)}.json" if folder is not None else None
+    if path is not None and path.is_file():
+        try:
+            return KernelResult.model_validate_json(path.read_text(encoding="utf-8"))
+        except ValueError:
+            pass  # a torn or older file: measure again
+    result = run(task)
+    if path is not None and result.verdict not in ("sandbox_failed", "timeout"):
+        try:
+            _write_atomically(path, result.model_dump_json())
+        except OSError:
+            pass  # a read-only course: the grade stands, the next run measures again
+    return result
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """``text`` into ``path`` by a rename, so that a reader never sees half a result."""
+    import os
+    import tempfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def results_folder(results: Path, spec: LessonSpec, device_key: str) -> Path:
+    """Where the results of ``spec``'s kernels measured on ``device_key`` are kept."""
+    return results / spec.id / device_key
+
+
+def _run_submission(task: KernelTask) -> KernelResult:
+    from ..kernels import run_submission
+
+    return run_submission(task)
+
+
+def _blank(sv: StudentVariant) -> KernelResult:
+    from ..kernels import KernelResult
+
+    return KernelResult(
+        verdict="no_entry", family="blank", reason=BLANK_REASON.format(entry=sv.entry), cases=(), seconds=0.0
+    )
+
+
+def run_for(
+    reading: SubmissionReading, spec: LessonSpec, ref: ReferenceRun, policy: GradingPolicy, results: Path | None
+) -> KernelResult:
+    """The grader's result of this submission's kernel on the reference's kind of device, within the
+    course's deadline for one submission (the kernel's own verdict, ``timeout``, comes first)."""
+    from ..kernels import Limits
+
+    sv = _variant(spec)
+    source = reading.answers.get(sv.answer_cell, "")
+    if not source.strip() or sv.answer_cell in reading.unanswered_cells:
+        return _blank(sv)
+    device = "cuda" if ref.device.kind == "cuda" else "cpu"
+    task = kernel_task(spec, device, source, secrets.randbits(31))
+    deadline = policy.submission_deadline_s
+    if deadline > 0:
+        task = task.model_copy(update={"limits": Limits(wall_s=min(Limits().wall_s, 0.75 * deadline))})
+    folder = results_folder(results, spec, ref.device.key) if results is not None else None
+    return cached_run(task, folder, _run_submission)
+
+
+def grade_student_kernel(
+    reading: SubmissionReading,
+    spec: LessonSpec,
+    ref: ReferenceRun,
+    note: str,
+    policy: GradingPolicy,
+    predictions: list[PredictionGrade],
+    results: Path | None,
+) -> list[PredictionGrade]:
+    """``predictions`` with those about the student's kernel regraded against the grader's measurement of
+    it (or, where it is not correct, against nothing, each saying why), then its correctness and
+    performance credits (grade ids from ``[student_variant]``)."""
+    from .grade import grade_quantity
+
+    sv = _variant(spec)
+    result = run_for(reading, spec, ref, policy, results)
+    ok = result.verdict == "ok"
+    verdict = result.verdict + (f"/{result.family}" if result.family else "")
+    if result.verdict == "sandbox_failed":  # the grader's failure, not the student's: say so, keep nothing
+        result = result.model_copy(update={"reason": result.reason.rstrip(".") + (
+            " — a failure of the grading machine, not of your code: your instructor regrades it")})
+    own = student_measurements(spec, result.cases, ref.device.kind) if ok else []
+    values = student_values(spec, own, ref, ref.device.key) if ok else {}
+    about = {q.id for q in spec.student_quantities}
+    ours = ref.model_copy(update={"quantities": {**ref.quantities, **values}})
+    out: list[PredictionGrade] = []
+    for g in predictions:
+        if g.quantity not in about:
+            out.append(g)
+            continue
+        if ok:
+            regraded = grade_quantity(g.quantity, reading, spec, ours, note, policy)
+            out.append(_measured_words(regraded, ref.device.name))
+            continue
+        out.append(
+            g.model_copy(
+                update={
+                    "reference": None, "ratio": None, "fraction": 0.0, "points": 0.0,
+                    "flags": [*g.flags, f"kernel_{result.verdict}"],
+                    "reason": f"your kernel was not measured ({verdict}: {result.reason.rstrip('.')}), so this "
+                    "prediction about it is scored against nothing: no credit.",
+                }
+            )
+        )
+    if sv.correctness is not None:
+        out.append(_correctness(sv, result, verdict, ref.device.name))
+    if sv.performance is not None:
+        out.append(_performance(spec, sv, result, verdict, own, ref))
+    return out
+
+
+def _measured_words(g: PredictionGrade, device_name: str) -> PredictionGrade:
+    """A prediction about the student's kernel says whose measurement it was scored against."""
+    said = f"the {device_name} reference measured"
+    if said not in g.reason:
+        return g
+    return g.model_copy(
+        update={"reason": g.reason.replace(said, f"the grader measured your kernel on the {device_name} at", 1)}
+    )
+
+
+def _correctness(sv: StudentVariant, result: KernelResult, verdict: str, device_name: str) -> PredictionGrade:
+    assert sv.correctness is not None
+    ok = result.verdict == "ok"
+    checked = len(sv.check_cases)
+    reason = (
+        f"your {sv.entry} matched the reference on {checked} hidden check case(s) and every timed call, "
+        f"on the {device_name} → full credit."
+        if ok
+        else f"your {sv.entry} did not pass ({verdict}): {result.reason.rstrip('.')} → no credit."
+    )
+    return PredictionGrade(
+        quantity="kernel_correctness",
+        grade_id=sv.correctness.grade_id,
+        predicted=None,
+        reference=result.verdict,
+        fraction=1.0 if ok else 0.0,
+        points=sv.correctness.points if ok else 0.0,
+        max_points=sv.correctness.points,
+        reason=reason,
+        device=device_name,
+        flags=[] if ok else [f"kernel_{result.verdict}"],
+    )
+
+
+def _performance(
+    spec: LessonSpec, sv: StudentVariant, result: KernelResult, verdict: str, own: list[Measurement],
+    ref: ReferenceRun,
+) -> PredictionGrade:
+    q = sv.performance
+    assert q is not None and sv.performance_grade_id is not None
+    kind = kind_of(q)
+    base: dict[str, Any] = dict(
+        quantity=q.id, grade_id=sv.performance_grade_id, predicted=None, max_points=q.points,
+        device=ref.device.name, method=q.method,
+    )
+    if result.verdict != "ok":
+        return PredictionGrade(
+            reference=None, fraction=0.0, points=0.0, flags=[f"kernel_{result.verdict}"], **base,
+            reason=f"no performance credit: your kernel did not pass ({verdict}: {result.reason.rstrip('.')}).",
+        )
+    share = kind.derive(q, Measurements([*ref.measurements, *own]), ref.device, ref.device.key)
+    credit = getattr(kind, "credit", None)
+    if share is None or credit is None:
+        return PredictionGrade(
+            reference=None, fraction=0.0, points=0.0, flags=["no_measurement"], **base,
+            reason=f"the grader has no {q.method} measurement of your kernel at {kind.where(q)}; ask your "
+            "instructor.",
+        )
+    score = credit(q, share, ref.device.kind, ref.device.copy_gbps)
+    return PredictionGrade(
+        reference=share.value, ratio=score.ratio, fraction=round(score.fraction, 6),
+        points=round(score.fraction * q.points, 4), reason=score.verdict[0].upper() + score.verdict[1:] + ".",
+        **base,
+    )
