@@ -98,6 +98,10 @@ class _Child:
         self.fd, self.task, self.pid = fd, task, os.getpid()
         self.torch = torch
         self.device = torch.device(task["device"])
+        if self.device.type == "cuda" and self.device.index is None:
+            # the first GPU this process may see (CUDA_VISIBLE_DEVICES: under Slurm, the shard's own); some
+            # calls (the per-process memory fraction) refuse a device without an index
+            self.device = torch.device("cuda", 0)
         self.cuda = self.device.type == "cuda"
         # the timing functions, kept before any student code exists
         self.perf = time.perf_counter
