@@ -217,7 +217,7 @@ def _save(child: _Child, out: Any, path: str, budget: list[int]) -> dict[str, An
         return info
     torch = child.torch
     try:
-        flat = out.detach().contiguous().reshape(-1).cpu()
+        flat = out.detach().reshape(-1).cpu()  # a copy where the layout needs one
         if flat.dtype == torch.bool:
             flat = flat.to(torch.uint8)
         raw = flat.view(torch.uint8).numpy()
