@@ -6,6 +6,7 @@
 #   notebooks:LESSON   the released notebook run twice as a student (benchmarks/notebook_vs_bench.py),
 #                      compared with the bench processes in runs/LESSON (this call's, or RUNS=DIR's)
 #   steady             benchmarks/gpu_steady_check.py over every lesson's sweep
+#   steady:LESSON      the same for one lesson (STEADY_TIMEOUT seconds, default 200): splits it across calls
 # The new references land in OUTDIR's tarball under refs/ (stored, or as a candidate when a check fails).
 # Everything lands in OUTDIR/gpu-truth.tar.gz. On the device machine, repo root, wheels in .whl/.
 set -u
@@ -35,6 +36,9 @@ mkdir -p "$work/runs"
           --bench-runs "$work/runs"
         echo "$lesson notebooks exit: $?" ;;
       steady) timeout 520 python3 benchmarks/gpu_steady_check.py "$work/steady"; echo "steady check exit: $?" ;;
+      steady:*) lesson=${step#steady:}
+        timeout ${STEADY_TIMEOUT:-200} python3 benchmarks/gpu_steady_check.py "$work/steady-$lesson" "$lesson"
+        echo "$lesson steady check exit: $?" ;;
       *) echo "unknown step $step" ;;
     esac
     tar -C "$work" -czf "$out/gpu-truth.tar.gz" .  # after every step: a call cut short keeps what it did
