@@ -24,7 +24,7 @@ save() { tar -C "$work" -czf "$out/student-kernels.tar.gz" .; }
   SLURM_SCRATCH=$work/slurm bash scripts/slurm/start_gpu_node.sh .debs && source "$work/slurm/env.sh"
   srun --gres=gpu:1 nvidia-smi -L
   echo "=== hostile suite (cuda) and throughput"
-  KERNELS_N=${KERNELS_N:-24} timeout ${KERNELS_TIMEOUT:-200} bash benchmarks/gpu_kernels_check.sh "$work/kernels"
+  KERNELS_N=${KERNELS_N:-24} timeout ${KERNELS_TIMEOUT:-300} bash benchmarks/gpu_kernels_check.sh "$work/kernels"
   echo "kernels exit: $?"
   save
   echo "=== class of $students under slurm vs local"

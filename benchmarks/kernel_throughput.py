@@ -1,14 +1,15 @@
 """Throughput of grading students' own kernels (issue 22, item 6): submissions an hour, and where the time goes.
 
     .venv/bin/python benchmarks/kernel_throughput.py [--device cpu|cuda] [-n 12] [--pool 2] [--runs cold,warm,pool]
-                                                     [--out FILE]
+                                                     [--ahead K] [--out FILE]
 
 A mixed class of ``n`` submissions, cycled from the hostile-kernel suite (tests/kernels/hostile/): good ones
 (PyTorch and Triton), slow, wrong, blank and hostile ones (the hang only with ``--with-hang``: it costs its
 whole wall limit).  Each runs in its own child process, in bubblewrap where it is installed, in up to three
 runs: ``cold`` one after another, each child started when its submission comes
 (:func:`autograder.kernels.run_submission`); ``warm`` one after another, each next child started ahead while
-the current one runs (:class:`autograder.kernels.WarmStart`, as a class's grading does); ``pool``, ``--pool``
+the current one runs (:class:`autograder.kernels.WarmStart`, as a class's grading does; ``--ahead`` of them
+at a time, by default one per four cores, 1 to 3); ``pool``, ``--pool``
 threads at a time, each with its own WarmStart.  Printed: seconds per submission (mean, median, max), the
 same after the first submission (the "once compiled" figure: the first pays the cold start and the first
 compile), submissions an hour, the verdicts, and the mean seconds of each phase: boot (the child's own
@@ -36,6 +37,7 @@ sys.path.insert(0, str(REPO))
 
 from autograder.isolation import bwrap_available
 from autograder.kernels import KernelResult, KernelTask, WarmStart, run_submission
+from autograder.kernels.runner import default_ahead
 from tests.kernels.conftest import make_task, source_of
 
 CLASS = ["correct_torch", "correct_triton", "slow_correct", "wrong", "blank_not_implemented", "correct_torch",
@@ -83,12 +85,13 @@ def _report(label: str, results: list[Done], t0: float, wall: float, workers: in
     ]
 
 
-def _run(label: str, klass: list[str], device: str, isolate: bool, pool: int) -> tuple[list[Done], float, float]:
+def _run(label: str, klass: list[str], device: str, isolate: bool, pool: int,
+         ahead: int | None) -> tuple[list[Done], float, float]:
     t0 = time.perf_counter()
     if label == "cold":
         done = [_cold(n, device, isolate) for n in klass]
     elif label == "warm":
-        with WarmStart(isolate=isolate) as warm:
+        with WarmStart(isolate=isolate, ahead=ahead) as warm:
             done = [_warm(warm, n, device) for n in klass]
     else:
         local = threading.local()
@@ -96,7 +99,7 @@ def _run(label: str, klass: list[str], device: str, isolate: bool, pool: int) ->
 
         def one(n: str) -> Done:
             if not hasattr(local, "warm"):
-                local.warm = WarmStart(isolate=isolate)
+                local.warm = WarmStart(isolate=isolate, ahead=ahead)
                 made.append(local.warm)
             return _warm(local.warm, n, device)
 
@@ -115,6 +118,8 @@ def main() -> None:
     ap.add_argument("-n", type=int, default=12, help="submissions in the class")
     ap.add_argument("--pool", type=int, default=2, help="submissions at a time in the pool run")
     ap.add_argument("--runs", default="cold,warm,pool", help="which runs, in order: cold, warm, pool")
+    ap.add_argument("--ahead", type=int, help="children each WarmStart keeps started ahead (default: one per "
+                    "four cores, 1 to 3)")
     ap.add_argument("--no-isolate", action="store_true", help="children without bubblewrap")
     ap.add_argument("--with-hang", action="store_true", help="include the infinite loop (costs its wall limit)")
     ap.add_argument("--out", type=Path)
@@ -128,14 +133,15 @@ def main() -> None:
     head = [
         f"# kernel grading throughput ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})",
         f"device {args.device}; host {platform.node()} with {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}; "
-        f"sandbox: {'bubblewrap' if isolate and bwrap_available() else 'none'}",
+        f"sandbox: {'bubblewrap' if isolate and bwrap_available() else 'none'}; children started ahead per "
+        f"WarmStart: {args.ahead or default_ahead()}",
         "command: python benchmarks/kernel_throughput.py " + " ".join(sys.argv[1:]),
     ]
     print("\n".join(head), flush=True)
     out = list(head)
     seen: list[list[Done]] = []
     for label in runs:
-        done, t0, wall = _run(label, klass, args.device, isolate, args.pool if label == "pool" else 1)
+        done, t0, wall = _run(label, klass, args.device, isolate, args.pool if label == "pool" else 1, args.ahead)
         block = _report(label, done, t0, wall, args.pool if label == "pool" else 1)
         print("\n".join(block), flush=True)
         out += block

@@ -326,11 +326,12 @@ def main(fd: int, idle_s: float = IDLE_S) -> None:
     # torch (and Triton, where installed) first: a child started ahead of its submission has them imported
     # while it waits for its task (no student code exists yet, nor any task)
     t_boot = time.perf_counter()
-    import torch  # noqa: F401
+    import importlib
 
+    importlib.import_module("torch")
     try:
-        import triton  # noqa: F401
-    except Exception:  # noqa: BLE001  (no Triton, or one that cannot load here: the student's import says so)
+        importlib.import_module("triton")
+    except Exception:  # no Triton, or one that cannot load here: the student's own import says so
         pass
     t_up = time.perf_counter()
     os.write(fd, frame({"t": "up", "at": t_up}))

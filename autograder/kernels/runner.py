@@ -16,6 +16,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +30,7 @@ from .sandbox import child_spec, child_sys_path, limit_setter
 from .verdicts import AUDIT_FAMILIES, Finding, error_finding, exit_finding
 from .verify import Timing, check_outputs, timing_plan
 
-__all__ = ["ChildRun", "Shape", "Started", "WarmStart", "run_submission", "spawn"]
+__all__ = ["ChildRun", "Shape", "Started", "WarmStart", "default_ahead", "run_submission", "spawn"]
 
 _CHILD_SOURCE: str | None = None
 _TAIL = 16384
@@ -428,56 +429,83 @@ def run_submission(task: KernelTask, *, isolate: bool = True) -> KernelResult:
     return _result(task, spawn(Shape.of(task, isolate)), plan, t0)
 
 
+def default_ahead() -> int:
+    """Children to keep started ahead: one per four cores (their starts run side by side), 1 to 3."""
+    return max(1, min(3, (os.cpu_count() or 1) // 4))
+
+
 class WarmStart:
     """Submissions one after another, each in a fresh child in a fresh sandbox as :func:`run_submission`
-    does, with the next child started ahead: when a submission's task is sent, another child is started
-    (bubblewrap, Python, torch and Triton imported) and waits for the next submission's task, so that its
-    start overlaps this one's work. A child serves one submission only; one started ahead that does not fit
-    the next task (another device or limits), has waited too long, or is never used is killed (:meth:`close`;
-    it also leaves by itself after ``idle_s`` without a task, or when this process has gone). One
-    ``WarmStart`` per thread that grades."""
+    does, with the next children started ahead: when a submission's task is sent, new children are started
+    (bubblewrap, Python, torch and Triton imported) until ``ahead`` wait for the next submissions' tasks, so
+    that their starts overlap this one's work (with ``ahead`` > 1 they also overlap each other, on a machine
+    with the cores for it). A child serves one submission only, the longest-waiting first; one that does not
+    fit the next task (another device or limits) or has waited too long is killed; those never used are
+    killed by :meth:`close` (each also leaves by itself after ``idle_s`` without a task, or when this
+    process has gone). One ``WarmStart`` per thread that grades."""
 
-    def __init__(self, *, isolate: bool = True, idle_s: float = child_mod.IDLE_S) -> None:
+    def __init__(self, *, isolate: bool = True, idle_s: float = child_mod.IDLE_S, ahead: int | None = None) -> None:
         self.isolate, self.idle_s = isolate, idle_s
-        self._next: Started | None = None
+        self.ahead = max(1, ahead if ahead is not None else default_ahead())
+        self._queue: deque[Started] = deque()
         self._lock = threading.Lock()
         self._pid = os.getpid()
 
-    def _take(self) -> Started | None:
-        with self._lock:
-            if os.getpid() != self._pid:  # a forked copy: that child is another process's
-                self._next, self._pid = None, os.getpid()
-            got, self._next = self._next, None
-        return got
+    def _mine(self) -> deque[Started]:
+        if os.getpid() != self._pid:  # a forked copy: those children are another process's
+            self._queue, self._pid = deque(), os.getpid()
+        return self._queue
 
-    def _put(self, started: Started) -> None:
-        with self._lock:
-            old, self._next = self._next, started
-        if old is not None:
-            old.discard()
+    def _take(self, shape: Shape) -> Started | None:
+        """The longest-waiting child that fits ``shape``; those before it that do not are killed."""
+        while True:
+            with self._lock:
+                q = self._mine()
+                got = q.popleft() if q else None
+            if got is None or got.fits(shape, self.idle_s):
+                return got
+            got.discard()
 
     @property
     def waiting(self) -> Started | None:
-        """The child started ahead, waiting for the next task (None when there is none)."""
-        return self._next if os.getpid() == self._pid else None
+        """The child started ahead that the next task goes to (None when there is none)."""
+        q = self._mine()
+        return q[0] if q else None
+
+    @property
+    def queued(self) -> list[Started]:
+        """Every child started ahead and waiting, the next one first."""
+        return list(self._mine())
 
     def run(self, task: KernelTask) -> KernelResult:
-        """As :func:`run_submission`, by the child started ahead where it fits; starts the next one."""
+        """As :func:`run_submission`, by a child started ahead where one fits; starts the next ones."""
         t0 = time.perf_counter()
         plan = _plan(task)
         shape = Shape.of(task, self.isolate)
-        mine = self._take()
-        if mine is not None and not mine.fits(shape, self.idle_s):
-            mine.discard()
-            mine = None
+        mine = self._take(shape)
         if mine is None:
             mine = spawn(shape, self.idle_s)
-        return _result(task, mine, plan, t0, lambda: self._put(spawn(shape, self.idle_s)))
+        return _result(task, mine, plan, t0, lambda: self._top_up(shape))
+
+    def _top_up(self, shape: Shape) -> None:
+        """Start children until ``ahead`` wait; if this machine cannot now (no descriptors, no disk), the
+        next submission starts its own as :func:`run_submission` does."""
+        while len(self._mine()) < self.ahead:
+            try:
+                started = spawn(shape, self.idle_s)
+            except OSError:
+                return
+            with self._lock:
+                self._mine().append(started)
 
     def close(self) -> None:
-        """Kill the child started ahead, if any (it never got a task)."""
-        left = self._take()
-        if left is not None:
+        """Kill the children started ahead, if any (they never got a task)."""
+        while True:
+            with self._lock:
+                q = self._mine()
+                left = q.popleft() if q else None
+            if left is None:
+                return
             left.discard()
 
     def __enter__(self) -> WarmStart:

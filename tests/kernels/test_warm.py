@@ -62,7 +62,7 @@ def _up(warm: WarmStart, timeout: float = 120.0) -> None:
     not bwrap_available(), reason="bubblewrap is not installed"))])
 def test_a_child_started_ahead_serves_exactly_one_submission(isolate: bool) -> None:
     before = {p.pid for p in psutil.Process().children(recursive=True)}
-    with WarmStart(isolate=isolate) as warm:
+    with WarmStart(isolate=isolate, ahead=1) as warm:
         first = warm.run(make_task(NOSY))
         assert first.verdict == "ok", first.reason
         ahead = warm.waiting
@@ -88,7 +88,7 @@ def test_a_child_started_ahead_serves_exactly_one_submission(isolate: bool) -> N
 
 def test_a_hang_or_a_crash_does_not_touch_the_child_started_ahead() -> None:
     wall = 10.0  # the same limits for all (a child is started ahead for a task of the same shape)
-    with WarmStart(isolate=bwrap_available()) as warm:
+    with WarmStart(isolate=bwrap_available(), ahead=1) as warm:
         assert warm.run(make_task(source_of("correct_torch"), wall_s=wall)).verdict == "ok"
         _up(warm)
         hang = make_task(source_of("infinite_loop"), wall_s=wall)
@@ -109,22 +109,24 @@ def test_a_hang_or_a_crash_does_not_touch_the_child_started_ahead() -> None:
         assert after.used and ok.phases["child_start"] < ok.phases["boot"]
 
 
-def test_a_child_started_ahead_and_never_used_is_killed_with_all_it_started() -> None:
-    warm = WarmStart(isolate=bwrap_available())
+def test_children_started_ahead_and_never_used_are_killed_with_all_they_started() -> None:
+    warm = WarmStart(isolate=bwrap_available(), ahead=2)
     assert warm.run(make_task(source_of("correct_torch"))).verdict == "ok"
-    ahead = warm.waiting
-    assert ahead is not None and ahead.proc is not None
+    queued = warm.queued
+    assert len(queued) == 2 and all(s.proc is not None for s in queued)
+    assert len({s.proc.pid for s in queued if s.proc}) == 2 and len({s.base for s in queued}) == 2
     _up(warm)
-    family = _family(ahead.proc.pid)
-    assert family and all(p.is_running() for p in family)
+    family = [p for s in queued if s.proc for p in _family(s.proc.pid)]
+    assert len(family) >= 2 and all(p.is_running() for p in family)
     warm.close()
-    assert warm.waiting is None and ahead.proc.poll() is not None and not ahead.base.exists()
+    assert warm.waiting is None and all(s.proc and s.proc.poll() is not None for s in queued)
+    assert not any(s.base.exists() for s in queued)
     assert _gone(family, timeout=10.0), [p.cmdline()[:2] for p in family if p.is_running()]
     warm.close()  # twice: nothing left to do
 
 
 def test_a_child_started_ahead_for_another_shape_is_killed_and_a_fresh_one_serves() -> None:
-    with WarmStart(isolate=False) as warm:
+    with WarmStart(isolate=False, ahead=1) as warm:
         assert warm.run(make_task(source_of("correct_torch"))).verdict == "ok"
         ahead = warm.waiting
         assert ahead is not None and ahead.proc is not None
