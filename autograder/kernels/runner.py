@@ -34,6 +34,7 @@ __all__ = ["ChildRun", "Shape", "Started", "WarmStart", "default_ahead", "run_su
 
 _CHILD_SOURCE: str | None = None
 _TAIL = 16384
+_SMALL = 32768  # a task line this long fits an empty pipe's buffer (64 KiB on Linux)
 
 
 def _child_source() -> str:
@@ -294,6 +295,15 @@ def spawn(shape: Shape, idle_s: float = child_mod.IDLE_S) -> Started:
     return Started(shape, tmp, proc, msg_r, err_r, spec.isolated, spec.uid, t_spawn, error)
 
 
+def _send(proc: subprocess.Popen[bytes], line: bytes) -> None:
+    try:
+        assert proc.stdin is not None
+        proc.stdin.write(line)
+        proc.stdin.flush()
+    except (OSError, ValueError):  # the child has gone (or its pipe was closed)
+        pass
+
+
 def _serve(started: Started, task: KernelTask, plan: Timing,
            after_send: Callable[[], None] | None = None) -> ChildRun:
     """Give ``started`` its task (the wall deadline starts now), then watch it to its end. ``after_send``
@@ -327,11 +337,10 @@ def _serve(started: Started, task: KernelTask, plan: Timing,
     deadline = t_task + lim.wall_s
     try:
         assert proc.stdin is not None
-        try:
-            proc.stdin.write(line)
-            proc.stdin.flush()
-        except OSError:
-            pass
+        if len(line) <= _SMALL:
+            _send(proc, line)  # fits the pipe's buffer: never waits for the child
+        else:  # a child still importing reads it later: the deadline is watched meanwhile
+            threading.Thread(target=_send, args=(proc, line), daemon=True).start()
         if after_send is not None:
             after_send()
         run.task_at = t_task

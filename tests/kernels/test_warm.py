@@ -154,3 +154,13 @@ def test_a_child_with_no_task_leaves_by_itself() -> None:
         idle.discard()
         orphan.discard()
     assert not Path(idle.base).exists() and not os.path.exists(orphan.base)
+
+
+def test_a_task_longer_than_the_pipe_s_buffer_reaches_a_child_still_importing() -> None:
+    """A cold child reads its task only once torch is imported: a long one is sent without blocking the
+    parent, which watches the deadline meanwhile."""
+    from autograder.kernels import run_submission
+
+    long = source_of("correct_torch") + "\n" + "# padding\n" * 20000  # 200 KB
+    r = run_submission(make_task(long), isolate=False)
+    assert r.verdict == "ok", r.reason
