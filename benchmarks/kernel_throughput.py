@@ -1,7 +1,7 @@
 """Throughput of grading students' own kernels (issue 22, item 6): submissions an hour, and where the time goes.
 
-    .venv/bin/python benchmarks/kernel_throughput.py [--device cpu|cuda] [-n 12] [--pool 2] [--runs cold,warm,pool]
-                                                     [--ahead K] [--out FILE]
+    .venv/bin/python benchmarks/kernel_throughput.py [--device cpu|cuda] [-n 12] [--pool 2]
+                                  [--runs cold,warm,coldpool,pool] [--ahead K] [--out FILE]
 
 A mixed class of ``n`` submissions, cycled from the hostile-kernel suite (tests/kernels/hostile/): good ones
 (PyTorch and Triton), slow, wrong, blank and hostile ones (the hang only with ``--with-hang``: it costs its
@@ -10,7 +10,8 @@ runs: ``cold`` one after another, each child started when its submission comes
 (:func:`autograder.kernels.run_submission`); ``warm`` one after another, each next child started ahead while
 the current one runs (:class:`autograder.kernels.WarmStart`, as a class's grading does; ``--ahead`` of them
 at a time, by default one per four cores, 1 to 3); ``pool``, ``--pool``
-threads at a time, each with its own WarmStart.  Printed: seconds per submission (mean, median, max), the
+threads at a time, each with its own WarmStart; ``coldpool``, ``--pool`` at a time, each child started when
+its submission comes.  Printed: seconds per submission (mean, median, max), the
 same after the first submission (the "once compiled" figure: the first pays the cold start and the first
 compile), submissions an hour, the verdicts, and the mean seconds of each phase: boot (the child's own
 start: bubblewrap, Python, torch and Triton imported; hidden when started ahead), child_start (what the
@@ -47,7 +48,8 @@ PHASES = ("boot", "child_start", "turn_wait", "torch_import", "idle", "inputs", 
           "check", "timing", "verify")
 RUNS = {"cold": "one after another, each child started when its submission comes",
         "warm": "one after another, each next child started ahead (WarmStart)",
-        "pool": "a pool, each worker with its WarmStart"}
+        "pool": "a pool, each worker with its WarmStart",
+        "coldpool": "a pool, each child started when its submission comes"}
 Done = tuple[str, KernelResult, float]  # name, result, when it finished (perf_counter)
 
 
@@ -90,6 +92,9 @@ def _run(label: str, klass: list[str], device: str, isolate: bool, pool: int,
     t0 = time.perf_counter()
     if label == "cold":
         done = [_cold(n, device, isolate) for n in klass]
+    elif label == "coldpool":
+        with ThreadPoolExecutor(max_workers=pool) as ex:
+            done = list(ex.map(lambda n: _cold(n, device, isolate), klass))
     elif label == "warm":
         with WarmStart(isolate=isolate, ahead=ahead) as warm:
             done = [_warm(warm, n, device) for n in klass]
@@ -117,7 +122,8 @@ def main() -> None:
     ap.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
     ap.add_argument("-n", type=int, default=12, help="submissions in the class")
     ap.add_argument("--pool", type=int, default=2, help="submissions at a time in the pool run")
-    ap.add_argument("--runs", default="cold,warm,pool", help="which runs, in order: cold, warm, pool")
+    ap.add_argument("--runs", default="cold,warm,coldpool,pool", help="which runs, in order: cold, warm, "
+                    "coldpool, pool")
     ap.add_argument("--ahead", type=int, help="children each WarmStart keeps started ahead (default: one per "
                     "four cores, 1 to 3)")
     ap.add_argument("--no-isolate", action="store_true", help="children without bubblewrap")
@@ -141,8 +147,9 @@ def main() -> None:
     out = list(head)
     seen: list[list[Done]] = []
     for label in runs:
-        done, t0, wall = _run(label, klass, args.device, isolate, args.pool if label == "pool" else 1, args.ahead)
-        block = _report(label, done, t0, wall, args.pool if label == "pool" else 1)
+        workers = args.pool if label in ("pool", "coldpool") else 1
+        done, t0, wall = _run(label, klass, args.device, isolate, workers, args.ahead)
+        block = _report(label, done, t0, wall, workers)
         print("\n".join(block), flush=True)
         out += block
         seen.append(done)
