@@ -103,8 +103,10 @@ class ChildRun:
 
 
 def _watch(proc: subprocess.Popen[bytes], msg_fd: int, err_fd: int, deadline: float, run: ChildRun,
-           t_spawn: float, expected_cases: int, turn: DeviceTurn | None = None) -> None:
-    """Read both pipes until the child closes them or the deadline passes; answer ``ready`` with ``go``."""
+           t_spawn: float, expected_cases: int, turn: DeviceTurn | None = None,
+           on_up: Callable[[], None] | None = None) -> None:
+    """Read both pipes until the child closes them or the deadline passes; answer ``ready`` with ``go``;
+    call ``on_up`` once the child has said ``up`` (torch imported: at once for a child started ahead)."""
     sel = selectors.DefaultSelector()
     sel.register(msg_fd, selectors.EVENT_READ, "msg")
     sel.register(err_fd, selectors.EVENT_READ, "err")
@@ -143,6 +145,9 @@ def _watch(proc: subprocess.Popen[bytes], msg_fd: int, err_fd: int, deadline: fl
                     run.waited_s, deadline = waited, deadline + waited
                     continue
                 _handle(msg, now, run, proc, t_spawn, expected_cases)
+                if on_up is not None and run.up_at is not None:
+                    on_up()
+                    on_up = None
             if len(buf) > child_mod.MAX_LINE:
                 run.protocol = run.protocol or "a message over the size limit"
                 buf = b""
@@ -307,7 +312,9 @@ def _send(proc: subprocess.Popen[bytes], line: bytes) -> None:
 def _serve(started: Started, task: KernelTask, plan: Timing,
            after_send: Callable[[], None] | None = None) -> ChildRun:
     """Give ``started`` its task (the wall deadline starts now), then watch it to its end. ``after_send``
-    runs once the task is on its way (a :class:`WarmStart` starts the next child there)."""
+    runs once the task is on its way and the child is up (a :class:`WarmStart` starts the next children
+    there: a child started ahead is up already; a cold one's start is not slowed by theirs), or when the
+    child has gone without coming up."""
     started.used = True
     run = ChildRun()
     base, proc = started.base, started.proc
@@ -341,10 +348,8 @@ def _serve(started: Started, task: KernelTask, plan: Timing,
             _send(proc, line)  # fits the pipe's buffer: never waits for the child
         else:  # a child still importing reads it later: the deadline is watched meanwhile
             threading.Thread(target=_send, args=(proc, line), daemon=True).start()
-        if after_send is not None:
-            after_send()
         run.task_at = t_task
-        _watch(proc, started.msg_r, started.err_r, deadline, run, t_task, len(task.cases), turn)
+        _watch(proc, started.msg_r, started.err_r, deadline, run, t_task, len(task.cases), turn, after_send)
     finally:
         if run.timed_out or proc.poll() is None:
             if not run.timed_out:
@@ -364,6 +369,8 @@ def _serve(started: Started, task: KernelTask, plan: Timing,
                 pass
     if run.up_at is not None:
         run.boot_s = run.up_at - started.t_spawn
+    elif after_send is not None:
+        after_send()
     return run
 
 
