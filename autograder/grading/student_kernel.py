@@ -27,7 +27,7 @@ from .reader import SubmissionReading, normalized_cells
 from .references import ReferenceSet
 
 if TYPE_CHECKING:
-    from ..kernels import KernelResult, KernelTask
+    from ..kernels import KernelResult, KernelTask, WarmStart
 
 __all__ = [
     "BLANK_REASON",
@@ -192,7 +192,7 @@ def results_folder(results: Path, spec: LessonSpec, device_key: str) -> Path:
 _WARM: dict[str, Any] = {}  # this process's kernels.WarmStart (one per grading process), made on first use
 
 
-def warm_start() -> Any:
+def warm_start() -> WarmStart:
     """This grading process's :class:`autograder.kernels.WarmStart`: each student's kernel runs in a fresh
     child while the next student's child is started ahead. The one left waiting when the process ends is
     killed (at exit, and when a multiprocessing worker of the batch finishes; if this process is killed,
@@ -203,7 +203,7 @@ def warm_start() -> Any:
 
     from ..kernels import WarmStart
 
-    warm = _WARM.get("runner")
+    warm: WarmStart | None = _WARM.get("runner")
     if warm is None or _WARM.get("pid") != os.getpid():
         warm = WarmStart()
         _WARM.update(runner=warm, pid=os.getpid())
@@ -213,7 +213,8 @@ def warm_start() -> Any:
 
 
 def close_warm_start() -> None:
-    """Kill the child started ahead by :func:`warm_start`, if any (the batch calls it when it is done)."""
+    """Kill the children started ahead by :func:`warm_start`, if any: for a caller done with grading kernels
+    that goes on with other work (a process's exit does it anyway)."""
     import os
 
     warm = _WARM.get("runner")
@@ -222,8 +223,7 @@ def close_warm_start() -> None:
 
 
 def _run_submission(task: KernelTask) -> KernelResult:
-    result: KernelResult = warm_start().run(task)
-    return result
+    return warm_start().run(task)
 
 
 def _blank(sv: StudentVariant) -> KernelResult:
