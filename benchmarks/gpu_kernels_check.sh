@@ -25,8 +25,8 @@ export PYTHONUNBUFFERED=1 KERNELS_DEVICE=cuda
 } | tee "$out/kernels_env.txt"
 python3 -m pytest -p no:cacheprovider -n 0 -v -s -rs tests/kernels > "$out/kernels_cuda.log" 2>&1
 echo "pytest tests/kernels (cuda) rc=$?" >> "$out/kernels_cuda.log"
-python3 benchmarks/kernel_throughput.py --device cuda -n "${KERNELS_N:-64}" --pool 2 --out "$out/kernel-throughput-h200.txt" \
+python3 benchmarks/kernel_throughput.py --device cuda -n "${KERNELS_N:-64}" --pool 2 --runs "${KERNELS_RUNS:-cold,warm,pool}" --out "$out/kernel-throughput-h200.txt" \
   > "$out/kernel_throughput.log" 2>&1
 echo "throughput rc=$?" >> "$out/kernel_throughput.log"
 grep -E "^cuda |passed|failed|rc=" "$out/kernels_cuda.log" | tail -n 45
-tail -n 14 "$out/kernel_throughput.log"
+tail -n 22 "$out/kernel_throughput.log"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Students' own kernels on the GPU node (issue 22): a class of lesson 06 graded under a real Slurm whose
 # node's GPU is a gres, next to a local run; then the hostile-kernel suite on CUDA and the throughput.
-#   [REFERENCE=FILE] [KERNELS_N=24] bash benchmarks/gpu_student_kernels.sh OUTDIR [STUDENTS]
+#   [REFERENCE=FILE] [KERNELS_N=16] [KERNELS_RUNS=cold,warm,pool] bash benchmarks/gpu_student_kernels.sh OUTDIR [STUDENTS]
 # On the device machine, repo root, with .whl/ (the Python wheels, scripts of ../device) and .debs/
 # (scripts/slurm/fetch_debs.sh: Slurm, munge, bubblewrap). Everything lands in OUTDIR/student-kernels.tar.gz.
 set -u
@@ -24,7 +24,7 @@ save() { tar -C "$work" -czf "$out/student-kernels.tar.gz" .; }
   SLURM_SCRATCH=$work/slurm bash scripts/slurm/start_gpu_node.sh .debs && source "$work/slurm/env.sh"
   srun --gres=gpu:1 nvidia-smi -L
   echo "=== hostile suite (cuda) and throughput"
-  KERNELS_N=${KERNELS_N:-24} timeout ${KERNELS_TIMEOUT:-200} bash benchmarks/gpu_kernels_check.sh "$work/kernels"
+  KERNELS_N=${KERNELS_N:-16} KERNELS_RUNS=${KERNELS_RUNS:-cold,warm,pool} timeout ${KERNELS_TIMEOUT:-240} bash benchmarks/gpu_kernels_check.sh "$work/kernels"
   echo "kernels exit: $?"
   save
   echo "=== class of $students under slurm vs local"

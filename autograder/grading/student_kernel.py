@@ -27,18 +27,20 @@ from .reader import SubmissionReading, normalized_cells
 from .references import ReferenceSet
 
 if TYPE_CHECKING:
-    from ..kernels import KernelResult, KernelTask
+    from ..kernels import KernelResult, KernelTask, WarmStart
 
 __all__ = [
     "BLANK_REASON",
     "answer_sources",
     "cached_run",
+    "close_warm_start",
     "grade_student_kernel",
     "kernel_results",
     "kernel_task",
     "result_key",
     "results_folder",
     "student_measurements",
+    "warm_start",
 ]
 
 BLANK_REASON = "the kernel cell is as released: no {entry} was written, so nothing was run"
@@ -187,10 +189,41 @@ def results_folder(results: Path, spec: LessonSpec, device_key: str) -> Path:
     return results / spec.id / device_key
 
 
-def _run_submission(task: KernelTask) -> KernelResult:
-    from ..kernels import run_submission
+_WARM: dict[str, Any] = {}  # this process's kernels.WarmStart (one per grading process), made on first use
 
-    return run_submission(task)
+
+def warm_start() -> WarmStart:
+    """This grading process's :class:`autograder.kernels.WarmStart`: each student's kernel runs in a fresh
+    child while the next student's child is started ahead. The one left waiting when the process ends is
+    killed (at exit, and when a multiprocessing worker of the batch finishes; if this process is killed,
+    bubblewrap's --die-with-parent or the closed pipe ends it)."""
+    import atexit
+    import multiprocessing.util
+    import os
+
+    from ..kernels import WarmStart
+
+    warm: WarmStart | None = _WARM.get("runner")
+    if warm is None or _WARM.get("pid") != os.getpid():
+        warm = WarmStart()
+        _WARM.update(runner=warm, pid=os.getpid())
+        atexit.register(warm.close)
+        multiprocessing.util.Finalize(warm, warm.close, exitpriority=10)  # a worker process's exit skips atexit
+    return warm
+
+
+def close_warm_start() -> None:
+    """Kill the children started ahead by :func:`warm_start`, if any: for a caller done with grading kernels
+    that goes on with other work (a process's exit does it anyway)."""
+    import os
+
+    warm = _WARM.get("runner")
+    if warm is not None and _WARM.get("pid") == os.getpid():
+        warm.close()
+
+
+def _run_submission(task: KernelTask) -> KernelResult:
+    return warm_start().run(task)
 
 
 def _blank(sv: StudentVariant) -> KernelResult:

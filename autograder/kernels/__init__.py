@@ -16,11 +16,14 @@ submission's verdict (:class:`KernelResult`), never an exception in the caller.
 The contract with the lessons (names fixed; ``KernelResult.phases`` is an addition for the benchmark)::
 
     Limits, KernelTask, CaseResult, KernelResult, run_submission(task, *, isolate=True), measure_function(fn, task)
+
+:class:`WarmStart` runs submissions one after another as :func:`run_submission` does (a fresh child each),
+with each next child started ahead, while the current one runs: a class's grading hides the child's start.
 """
 
 from .inprocess import measure_function
 from .models import VERDICTS, CaseResult, KernelResult, KernelTask, Limits, Verdict
-from .runner import run_submission
+from .runner import WarmStart, run_submission
 
-__all__ = ["VERDICTS", "CaseResult", "KernelResult", "KernelTask", "Limits", "Verdict", "measure_function",
-           "run_submission"]
+__all__ = ["VERDICTS", "CaseResult", "KernelResult", "KernelTask", "Limits", "Verdict", "WarmStart",
+           "measure_function", "run_submission"]

@@ -1,7 +1,10 @@
 """What runs in the child process of one submission, and the pure helpers the parent shares with it.
 
-The parent starts ``python -c <this file's source> <message fd>`` (inside bubblewrap when it can), writes
-one JSON line (the task) to the child's stdin and then answers each ``ready`` with ``go``.  The child:
+The parent starts ``python -c <this file's source> <idle seconds> <message fd>`` (inside bubblewrap when it
+can).  The child imports torch (and Triton) first, says ``up`` and waits (at most the idle seconds, else it
+leaves) for one JSON line on its stdin: the task of the one submission it serves.  So a child can be started
+ahead, while the previous submission runs (:class:`autograder.kernels.runner.WarmStart`).  The parent then
+answers each ``ready`` with ``go``.  The child:
 
 1. keeps references to the timing functions (perf_counter, CUDA events, synchronize, median) before any
    student code exists, and installs an audit hook (PEP 578: it cannot be removed) that reports imports
@@ -32,6 +35,8 @@ from typing import Any
 #: a message line longer than this is a protocol violation (the parent stops reading the child)
 MAX_LINE = 1 << 20
 NULL_ENTRY = "__null__"
+#: seconds a child started ahead waits for its task before it leaves by itself (the parent passes its own)
+IDLE_S = 600.0
 
 
 def frame(obj: dict[str, Any]) -> bytes:
@@ -308,26 +313,43 @@ def _flusher(child: _Child) -> Any:
     return L2Flusher(child.device, l2)
 
 
-def main(fd: int) -> None:
+def main(fd: int, idle_s: float = IDLE_S) -> None:
     import faulthandler
     import gc
     import linecache
     import types
 
     faulthandler.enable()
+    import select
     import time
 
-    task = json.loads(sys.stdin.buffer.readline())
+    # torch (and Triton, where installed) first: a child started ahead of its submission has them imported
+    # while it waits for its task (no student code exists yet, nor any task)
+    t_boot = time.perf_counter()
+    import importlib
+
+    importlib.import_module("torch")
+    try:
+        importlib.import_module("triton")
+    except Exception:  # no Triton, or one that cannot load here: the student's own import says so
+        pass
+    t_up = time.perf_counter()
+    os.write(fd, frame({"t": "up", "at": t_up}))
+    if not select.select([0], [], [], idle_s)[0]:
+        os._exit(0)  # never given a task: a child started ahead that nobody used leaves by itself
+    line = sys.stdin.buffer.readline()
+    if not line.strip():
+        os._exit(0)  # the parent closed the pipe (it has gone, or it discarded this child)
+    task = json.loads(line)
     # python -I ignores PYTHONPATH: the framework (which a workload and the L2 flush import) and its
     # dependencies are found where the parent found them
     for root in task.get("sys_path") or []:
         if root not in sys.path:
             sys.path.append(root)
-    t_boot = time.perf_counter()
     child = _Child(fd, task)
     torch = child.torch
     perf = child.perf
-    phases: dict[str, float] = {"torch_import": perf() - t_boot}
+    phases: dict[str, float] = {"torch_import": t_up - t_boot, "idle": perf() - t_up}
     if task.get("turn"):
         # the GPU is this submission's only once the parent says so: children of a pool start and import
         # side by side, but one at a time runs anything on the device (a timed loop never shares it)
@@ -457,4 +479,4 @@ def main(fd: int) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]))
+    main(int(sys.argv[-1]), float(sys.argv[-2]) if len(sys.argv) > 2 else IDLE_S)

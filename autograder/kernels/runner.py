@@ -14,7 +14,10 @@ import selectors
 import signal
 import subprocess
 import tempfile
+import threading
 import time
+from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,10 +30,11 @@ from .sandbox import child_spec, child_sys_path, limit_setter
 from .verdicts import AUDIT_FAMILIES, Finding, error_finding, exit_finding
 from .verify import Timing, check_outputs, timing_plan
 
-__all__ = ["ChildRun", "run_submission"]
+__all__ = ["ChildRun", "Shape", "Started", "WarmStart", "default_ahead", "run_submission", "spawn"]
 
 _CHILD_SOURCE: str | None = None
 _TAIL = 16384
+_SMALL = 32768  # a task line this long fits an empty pipe's buffer (64 KiB on Linux)
 
 
 def _child_source() -> str:
@@ -87,6 +91,9 @@ class ChildRun:
     started_s: float | None = None  # spawn to the child's hello
     waited_s: float = 0.0  # for the device turn (not counted against the wall-time limit)
     finished: bool = False  # the child sent its last message (end, error, no_entry)
+    up_at: float | None = None  # when the child had imported torch (its perf_counter: CLOCK_MONOTONIC)
+    boot_s: float | None = None  # spawn to up: the child's start (hidden when it was started ahead)
+    task_at: float | None = None  # when its task was sent (the wall deadline starts there)
 
     def first(self, t: str) -> dict[str, Any] | None:
         return next((m for m in self.messages if m["t"] == t), None)
@@ -96,8 +103,10 @@ class ChildRun:
 
 
 def _watch(proc: subprocess.Popen[bytes], msg_fd: int, err_fd: int, deadline: float, run: ChildRun,
-           t_spawn: float, expected_cases: int, turn: DeviceTurn | None = None) -> None:
-    """Read both pipes until the child closes them or the deadline passes; answer ``ready`` with ``go``."""
+           t_spawn: float, expected_cases: int, turn: DeviceTurn | None = None,
+           on_up: Callable[[], None] | None = None) -> None:
+    """Read both pipes until the child closes them or the deadline passes; answer ``ready`` with ``go``;
+    call ``on_up`` once the child has said ``up`` (torch imported: at once for a child started ahead)."""
     sel = selectors.DefaultSelector()
     sel.register(msg_fd, selectors.EVENT_READ, "msg")
     sel.register(err_fd, selectors.EVENT_READ, "err")
@@ -136,6 +145,9 @@ def _watch(proc: subprocess.Popen[bytes], msg_fd: int, err_fd: int, deadline: fl
                     run.waited_s, deadline = waited, deadline + waited
                     continue
                 _handle(msg, now, run, proc, t_spawn, expected_cases)
+                if on_up is not None and run.up_at is not None:
+                    on_up()
+                    on_up = None
             if len(buf) > child_mod.MAX_LINE:
                 run.protocol = run.protocol or "a message over the size limit"
                 buf = b""
@@ -162,7 +174,9 @@ def _handle(msg: dict[str, Any], now: float, run: ChildRun, proc: subprocess.Pop
             expected_cases: int) -> None:
     t = msg["t"]
     key = (str(msg.get("phase")), int(msg.get("case") or 0)) if t in ("ready", "done") else None
-    if t == "hello" and run.started_s is None:
+    if t == "up" and run.up_at is None and not run.go and isinstance(msg.get("at"), int | float):
+        run.up_at = float(msg["at"])
+    elif t == "hello" and run.started_s is None:
         run.started_s = now - t_spawn
     elif t == "ready" and key is not None:
         if key in run.go or key[1] >= max(expected_cases, 1):
@@ -197,16 +211,119 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
         proc.wait(timeout=10)
 
 
-def _spawn_and_watch(task: KernelTask, base: Path, isolate: bool, plan: Timing) -> tuple[ChildRun, bool]:
+@dataclass(frozen=True)
+class Shape:
+    """What a child is started with, before its task exists: a child started ahead serves a submission of
+    the same shape only (its sandbox, its device's nodes and environment, its rlimits)."""
+
+    device: str
+    isolate: bool
+    memory_mb: int
+    cpu_s: int
+    file_mb: int
+
+    @classmethod
+    def of(cls, task: KernelTask, isolate: bool) -> Shape:
+        lim = task.limits
+        return cls(task.device, isolate, lim.memory_mb, int(lim.wall_s) + 10, lim.output_mb + 64)
+
+
+@dataclass
+class Started:
+    """One child and its sandbox, started for one submission (given or not yet): never given a second."""
+
+    shape: Shape
+    tmp: tempfile.TemporaryDirectory[str]
+    proc: subprocess.Popen[bytes] | None
+    msg_r: int
+    err_r: int
+    isolated: bool
+    uid: int | None
+    t_spawn: float
+    error: str = ""  # why it could not be started
+    used: bool = False
+
+    @property
+    def base(self) -> Path:
+        return Path(self.tmp.name)
+
+    def fits(self, shape: Shape, idle_s: float) -> bool:
+        """Still waiting for a task of this shape (alive, and well within its idle time)."""
+        return (self.proc is not None and not self.used and self.shape == shape and self.proc.poll() is None
+                and time.perf_counter() - self.t_spawn < 0.8 * idle_s)
+
+    def discard(self) -> None:
+        """Kill the child and everything it started (if still there), close its pipes, remove its folder."""
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                _kill(self.proc)
+            else:
+                try:  # a process it left in its group (no PID namespace without bubblewrap)
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            if self.proc.stdin is not None:
+                try:
+                    self.proc.stdin.close()
+                except OSError:
+                    pass
+        for fd in (self.msg_r, self.err_r):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.msg_r = self.err_r = -1
+        self.tmp.cleanup()
+
+
+def spawn(shape: Shape, idle_s: float = child_mod.IDLE_S) -> Started:
+    """A fresh sandbox and a fresh child in it: it imports torch and waits (``idle_s`` at most) for its task."""
+    tmp = tempfile.TemporaryDirectory(prefix="autograder-kernel-")
+    base = Path(tmp.name)
+    (base / "nb").mkdir()
+    (base / "out").mkdir()
     msg_r, msg_w = os.pipe()
     err_r, err_w = os.pipe()
-    spec = child_spec(_child_source(), msg_w, base, task.device, isolate=isolate)
-    lim = task.limits
-    preexec = limit_setter(lim.memory_mb, int(lim.wall_s) + 10, lim.output_mb + 64,
-                           spec.uid if spec.uid is not None else os.geteuid(), task.device == "cuda")
-    run = ChildRun()
+    spec = child_spec(_child_source(), msg_w, base, shape.device, isolate=shape.isolate, args=(f"{idle_s:g}",))
+    preexec = limit_setter(shape.memory_mb, shape.cpu_s, shape.file_mb,
+                           spec.uid if spec.uid is not None else os.geteuid(), shape.device == "cuda")
     t_spawn = time.perf_counter()
-    deadline = t_spawn + lim.wall_s
+    try:
+        proc: subprocess.Popen[bytes] | None = subprocess.Popen(
+            spec.argv, stdin=subprocess.PIPE, stdout=err_w, stderr=err_w, pass_fds=(msg_w,), env=spec.env,
+            cwd=str(base / "nb"), preexec_fn=preexec, start_new_session=True)  # noqa: PLW1509
+        error = ""
+    except OSError as exc:
+        proc, error = None, str(exc)
+    os.close(msg_w)
+    os.close(err_w)
+    return Started(shape, tmp, proc, msg_r, err_r, spec.isolated, spec.uid, t_spawn, error)
+
+
+def _send(proc: subprocess.Popen[bytes], line: bytes) -> None:
+    try:
+        assert proc.stdin is not None
+        proc.stdin.write(line)
+        proc.stdin.flush()
+    except (OSError, ValueError):  # the child has gone (or its pipe was closed)
+        pass
+
+
+def _serve(started: Started, task: KernelTask, plan: Timing,
+           after_send: Callable[[], None] | None = None) -> ChildRun:
+    """Give ``started`` its task (the wall deadline starts now), then watch it to its end. ``after_send``
+    runs once the task is on its way and the child is up (a :class:`WarmStart` starts the next children
+    there: a child started ahead is up already; a cold one's start is not slowed by theirs), or when the
+    child has gone without coming up."""
+    started.used = True
+    run = ChildRun()
+    base, proc = started.base, started.proc
+    if proc is None:
+        run.stderr = started.error
+        if after_send is not None:
+            after_send()
+        return run
+    lim = task.limits
     scratch = str(base / "out")
     exclusive = lim.exclusive_device if lim.exclusive_device is not None else task.device == "cuda"
     turn = DeviceTurn(task.device) if exclusive else None
@@ -222,25 +339,17 @@ def _spawn_and_watch(task: KernelTask, base: Path, isolate: bool, plan: Timing) 
         "sys_path": child_sys_path(),
         "turn": turn is not None,
     }
-    try:
-        proc = subprocess.Popen(spec.argv, stdin=subprocess.PIPE, stdout=err_w, stderr=err_w, pass_fds=(msg_w,),
-                                env=spec.env, cwd=str(base / "nb"), preexec_fn=preexec,  # noqa: PLW1509
-                                start_new_session=True)
-    except OSError as exc:
-        for fd in (msg_r, msg_w, err_r, err_w):
-            os.close(fd)
-        run.stderr = str(exc)
-        return run, spec.isolated
-    os.close(msg_w)
-    os.close(err_w)
+    line = child_mod.frame({"t": "task", **payload})
+    t_task = time.perf_counter()
+    deadline = t_task + lim.wall_s
     try:
         assert proc.stdin is not None
-        try:
-            proc.stdin.write(child_mod.frame({"t": "task", **payload}))
-            proc.stdin.flush()
-        except OSError:
-            pass
-        _watch(proc, msg_r, err_r, deadline, run, t_spawn, len(task.cases), turn)
+        if len(line) <= _SMALL:
+            _send(proc, line)  # fits the pipe's buffer: never waits for the child
+        else:  # a child still importing reads it later: the deadline is watched meanwhile
+            threading.Thread(target=_send, args=(proc, line), daemon=True).start()
+        run.task_at = t_task
+        _watch(proc, started.msg_r, started.err_r, deadline, run, t_task, len(task.cases), turn, after_send)
     finally:
         if run.timed_out or proc.poll() is None:
             if not run.timed_out:
@@ -254,18 +363,15 @@ def _spawn_and_watch(task: KernelTask, base: Path, isolate: bool, plan: Timing) 
         run.returncode = proc.returncode
         if not run.stderr:
             try:
-                os.set_blocking(err_r, False)
-                run.stderr = os.read(err_r, _TAIL).decode("utf-8", "replace")
+                os.set_blocking(started.err_r, False)
+                run.stderr = os.read(started.err_r, _TAIL).decode("utf-8", "replace")
             except OSError:
                 pass
-        os.close(msg_r)
-        os.close(err_r)
-        if proc.stdin is not None:
-            try:
-                proc.stdin.close()
-            except OSError:
-                pass
-    return run, spec.isolated
+    if run.up_at is not None:
+        run.boot_s = run.up_at - started.t_spawn
+    elif after_send is not None:
+        after_send()
+    return run
 
 
 def _failure(run: ChildRun, isolated: bool, n_cases: int) -> Finding | None:
@@ -299,39 +405,138 @@ def _failure(run: ChildRun, isolated: bool, n_cases: int) -> Finding | None:
     return None
 
 
+def _plan(task: KernelTask) -> Timing:
+    """The timing plan, or :class:`AutograderError` (one line) when the course's side is broken."""
+    if not task.workload.is_file():
+        raise AutograderError(f"the workload {task.workload} does not exist")
+    try:
+        return timing_plan(task)
+    except (Exception, SystemExit) as exc:  # the lesson's own code: the course's error, not the student's
+        line = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+        raise AutograderError(f"the workload {task.workload} cannot make its inputs: {line}") from None
+
+
+def _result(task: KernelTask, started: Started, plan: Timing, t0: float,
+            after_send: Callable[[], None] | None = None) -> KernelResult:
+    """``task`` served by ``started``, checked and decided; the child and its folder are gone after."""
+    try:
+        run = _serve(started, task, plan, after_send)
+        phases = _phases(run, t0)
+        found = _failure(run, started.isolated, len(task.cases))
+        cases: tuple[CaseResult, ...] = ()
+        if found is None:
+            tv = time.perf_counter()
+            found, cases = check_outputs(task, run, started.base / "out", plan)
+            phases["verify"] = time.perf_counter() - tv
+    finally:
+        started.discard()
+    return KernelResult(verdict=found.verdict, family=found.family, reason=found.reason,  # type: ignore[arg-type]
+                        cases=cases, seconds=time.perf_counter() - t0, phases=phases)
+
+
 def run_submission(task: KernelTask, *, isolate: bool = True) -> KernelResult:
-    """One submission, in a fresh child process (in bubblewrap when ``isolate`` and bwrap is available).
+    """One submission, in a fresh child process (in bubblewrap when ``isolate`` and bwrap is available),
+    started now (:class:`WarmStart` starts each next one ahead).
 
     Never raises for anything the student's code does; raises :class:`AutograderError` (one line) when
     the course's side is broken (the workload is missing or cannot make its inputs)."""
     t0 = time.perf_counter()
-    if not task.workload.is_file():
-        raise AutograderError(f"the workload {task.workload} does not exist")
-    try:
-        plan = timing_plan(task)
-    except (Exception, SystemExit) as exc:  # the lesson's own code: the course's error, not the student's
-        line = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
-        raise AutograderError(f"the workload {task.workload} cannot make its inputs: {line}") from None
-    with tempfile.TemporaryDirectory(prefix="autograder-kernel-") as tmp:
-        base = Path(tmp)
-        (base / "nb").mkdir()
-        (base / "out").mkdir()
-        run, isolated = _spawn_and_watch(task, base, isolate, plan)
-        phases = _phases(run, t0)
-        found = _failure(run, isolated, len(task.cases))
-        cases: tuple[CaseResult, ...] = ()
-        if found is None:
-            tv = time.perf_counter()
-            found, cases = check_outputs(task, run, base / "out", plan)
-            phases["verify"] = time.perf_counter() - tv
-    return KernelResult(verdict=found.verdict, family=found.family, reason=found.reason,  # type: ignore[arg-type]
-                        cases=cases, seconds=time.perf_counter() - t0, phases=phases)
+    plan = _plan(task)
+    return _result(task, spawn(Shape.of(task, isolate)), plan, t0)
+
+
+def default_ahead() -> int:
+    """Children to keep started ahead: one per four cores (their starts run side by side), 1 to 3."""
+    return max(1, min(3, (os.cpu_count() or 1) // 4))
+
+
+class WarmStart:
+    """Submissions one after another, each in a fresh child in a fresh sandbox as :func:`run_submission`
+    does, with the next children started ahead: when a submission's task is sent, new children are started
+    (bubblewrap, Python, torch and Triton imported) until ``ahead`` wait for the next submissions' tasks, so
+    that their starts overlap this one's work (with ``ahead`` > 1 they also overlap each other, on a machine
+    with the cores for it). A child serves one submission only, the longest-waiting first; one that does not
+    fit the next task (another device or limits) or has waited too long is killed; those never used are
+    killed by :meth:`close` (each also leaves by itself after ``idle_s`` without a task, or when this
+    process has gone). One ``WarmStart`` per thread that grades."""
+
+    def __init__(self, *, isolate: bool = True, idle_s: float = child_mod.IDLE_S, ahead: int | None = None) -> None:
+        self.isolate, self.idle_s = isolate, idle_s
+        self.ahead = max(1, ahead if ahead is not None else default_ahead())
+        self._queue: deque[Started] = deque()
+        self._lock = threading.Lock()
+        self._pid = os.getpid()
+
+    def _mine(self) -> deque[Started]:
+        if os.getpid() != self._pid:  # a forked copy: those children are another process's
+            self._queue, self._pid = deque(), os.getpid()
+        return self._queue
+
+    def _take(self, shape: Shape) -> Started | None:
+        """The longest-waiting child that fits ``shape``; those before it that do not are killed."""
+        while True:
+            with self._lock:
+                q = self._mine()
+                got = q.popleft() if q else None
+            if got is None or got.fits(shape, self.idle_s):
+                return got
+            got.discard()
+
+    @property
+    def waiting(self) -> Started | None:
+        """The child started ahead that the next task goes to (None when there is none)."""
+        q = self._mine()
+        return q[0] if q else None
+
+    @property
+    def queued(self) -> list[Started]:
+        """Every child started ahead and waiting, the next one first."""
+        return list(self._mine())
+
+    def run(self, task: KernelTask) -> KernelResult:
+        """As :func:`run_submission`, by a child started ahead where one fits; starts the next ones."""
+        t0 = time.perf_counter()
+        plan = _plan(task)
+        shape = Shape.of(task, self.isolate)
+        mine = self._take(shape)
+        if mine is None:
+            mine = spawn(shape, self.idle_s)
+        return _result(task, mine, plan, t0, lambda: self._top_up(shape))
+
+    def _top_up(self, shape: Shape) -> None:
+        """Start children until ``ahead`` wait; if this machine cannot now (no descriptors, no disk), the
+        next submission starts its own as :func:`run_submission` does."""
+        while len(self._mine()) < self.ahead:
+            try:
+                started = spawn(shape, self.idle_s)
+            except OSError:
+                return
+            with self._lock:
+                self._mine().append(started)
+
+    def close(self) -> None:
+        """Kill the children started ahead, if any (they never got a task)."""
+        while True:
+            with self._lock:
+                q = self._mine()
+                left = q.popleft() if q else None
+            if left is None:
+                return
+            left.discard()
+
+    def __enter__(self) -> WarmStart:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def _phases(run: ChildRun, t0: float) -> dict[str, float]:
     out: dict[str, float] = {}
     if run.started_s is not None:
-        out["child_start"] = run.started_s - run.waited_s
+        out["child_start"] = run.started_s - run.waited_s  # from the task sent: what the submission waited
+    if run.boot_s is not None and 0.0 <= run.boot_s < 3600.0:
+        out["boot"] = run.boot_s  # the child's own start (spawn to torch imported), hidden when ahead
     if run.waited_s:
         out["turn_wait"] = run.waited_s
     end = run.first("end")

@@ -15,7 +15,7 @@ import os
 import resource
 import shutil
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -111,11 +111,12 @@ def _extra_env(device: str, home: str) -> dict[str, str]:
     return env
 
 
-def child_spec(child_source: str, fd: int, base: Path, device: str, *, isolate: bool) -> ChildSpec:
+def child_spec(child_source: str, fd: int, base: Path, device: str, *, isolate: bool,
+               args: Sequence[str] = ()) -> ChildSpec:
     """The child's command and environment; ``base`` holds ``nb/`` (the empty notebook folder shown) and
-    ``out/`` (the scratch, writable)."""
+    ``out/`` (the scratch, writable). ``args`` come before the message descriptor, which is the last one."""
     python_bin = os.path.dirname(sys.executable)
-    py = [sys.executable, "-I", "-c", child_source, str(fd)]
+    py = [sys.executable, "-I", "-c", child_source, *args, str(fd)]
     root = os.geteuid() == 0
     if isolate and bwrap_available():
         drop: list[str] = []
