@@ -23,10 +23,12 @@ export PYTHONUNBUFFERED=1 KERNELS_DEVICE=cuda
   echo "bwrap: $(command -v bwrap || echo none); $(nvidia-smi -L 2>/dev/null | head -n 1)"
   python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__, 'cuda', torch.cuda.is_available())"
 } | tee "$out/kernels_env.txt"
-python3 -m pytest -p no:cacheprovider -n 0 -v -s -rs tests/kernels > "$out/kernels_cuda.log" 2>&1
-echo "pytest tests/kernels (cuda) rc=$?" >> "$out/kernels_cuda.log"
+if [ "${KERNELS_TESTS:-1}" != 0 ]; then  # KERNELS_TESTS=0: the throughput only
+  python3 -m pytest -p no:cacheprovider -n 0 -v -s -rs tests/kernels > "$out/kernels_cuda.log" 2>&1
+  echo "pytest tests/kernels (cuda) rc=$?" >> "$out/kernels_cuda.log"
+fi
 python3 benchmarks/kernel_throughput.py --device cuda -n "${KERNELS_N:-64}" --pool 2 --runs "${KERNELS_RUNS:-cold,warm,pool}" --out "$out/kernel-throughput-h200.txt" \
   > "$out/kernel_throughput.log" 2>&1
 echo "throughput rc=$?" >> "$out/kernel_throughput.log"
-grep -E "^cuda |passed|failed|rc=" "$out/kernels_cuda.log" | tail -n 45
+[ -f "$out/kernels_cuda.log" ] && grep -E "^cuda |passed|failed|rc=" "$out/kernels_cuda.log" | tail -n 45
 tail -n 22 "$out/kernel_throughput.log"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Students' own kernels on the GPU node (issue 22): a class of lesson 06 graded under a real Slurm whose
 # node's GPU is a gres, next to a local run; then the hostile-kernel suite on CUDA and the throughput.
-#   [REFERENCE=FILE] [KERNELS_N=16] [KERNELS_RUNS=cold,warm,pool] bash benchmarks/gpu_student_kernels.sh OUTDIR [STUDENTS]
+#   [REFERENCE=FILE] [KERNELS_N=16] [KERNELS_RUNS=cold,warm,pool] [SKIP_KERNELS=1] [SHARD_SIZE=4] [COPIES=0] [ALL_HOSTILE=1] \
+#     bash benchmarks/gpu_student_kernels.sh OUTDIR [STUDENTS]
 # On the device machine, repo root, with .whl/ (the Python wheels, scripts of ../device) and .debs/
 # (scripts/slurm/fetch_debs.sh: Slurm, munge, bubblewrap). Everything lands in OUTDIR/student-kernels.tar.gz.
 set -u
@@ -24,12 +25,14 @@ save() { tar -C "$work" -czf "$out/student-kernels.tar.gz" .; }
   SLURM_SCRATCH=$work/slurm bash scripts/slurm/start_gpu_node.sh .debs && source "$work/slurm/env.sh"
   srun --gres=gpu:1 nvidia-smi -L
   echo "=== hostile suite (cuda) and throughput"
-  KERNELS_N=${KERNELS_N:-16} KERNELS_RUNS=${KERNELS_RUNS:-cold,warm,pool} timeout ${KERNELS_TIMEOUT:-240} bash benchmarks/gpu_kernels_check.sh "$work/kernels"
-  echo "kernels exit: $?"
+  if [ -z "${SKIP_KERNELS:-}" ]; then  # SKIP_KERNELS=1: the class only
+    KERNELS_N=${KERNELS_N:-16} KERNELS_RUNS=${KERNELS_RUNS:-cold,warm,pool} timeout ${KERNELS_TIMEOUT:-240} bash benchmarks/gpu_kernels_check.sh "$work/kernels"
+    echo "kernels exit: $?"
+  fi
   save
   echo "=== class of $students under slurm vs local"
   /usr/bin/time -f "class: %e s" timeout ${CLASS_TIMEOUT:-330} python3 benchmarks/kernel_class.py "$work/class" --students "$students" \
-    --device cuda --executor slurm ${REFERENCE:+--reference "$REFERENCE"} 2>&1 | grep -v "sacct\|accounting storage"
+    --device cuda --executor slurm --shard-size ${SHARD_SIZE:-4} --copies ${COPIES:-0} ${ALL_HOSTILE:+--all-hostile} ${REFERENCE:+--reference "$REFERENCE"} 2>&1 | grep -v "sacct\|accounting storage"
   echo "class exit: ${PIPESTATUS[0]}"
   cp -r "$work/class/course/references/06_fused_kernel" "$work/references-06" 2>/dev/null
   save

@@ -38,6 +38,11 @@ from tests.kernels.conftest import source_of
 LESSON = "06_fused_kernel"
 HOSTILE = ["cached_ptr", "timer_patched", "lazy_output", "thread", "shape_special", "precision", "segfault",
            "network"]
+# --all-hostile: every other family of the suite but the two that only cost time (an infinite loop waits out
+# its deadline, a fork bomb its process limit); other_stream only means something on CUDA
+MORE_HOSTILE = ["cached_version", "stats_patched", "deferred_past_timer", "reads_reference_gc",
+                "reads_reference_module", "writes_reference", "forged_message", "meta_output", "course_file",
+                "huge_allocation"]
 
 
 def _answer_cell(folder: str) -> str:
@@ -47,7 +52,7 @@ def _answer_cell(folder: str) -> str:
     return "".join(cell["source"])
 
 
-def kernels() -> list[tuple[str, str]]:
+def kernels(more: list[str] | None = None) -> list[tuple[str, str]]:
     good = _answer_cell("source")
     torch_loop = ("import torch\n\ndef fused_chain(x):\n    y = x\n"
                   "    for op in (lambda t: t * 2.0, lambda t: t + 1.0, torch.relu, lambda t: t * 0.5):\n"
@@ -56,7 +61,7 @@ def kernels() -> list[tuple[str, str]]:
     slow = good.replace("BLOCK_SIZE = 1024", "BLOCK_SIZE = 32")
     mix: list[tuple[str, str]] = [("instructor", good), ("block32", slow), ("torch_loop", torch_loop),
                                          ("wrong", wrong), ("blank", _answer_cell("release")), ("instructor", good)]
-    mix += [(f"hostile:{h}", source_of(h)) for h in HOSTILE]
+    mix += [(f"hostile:{h}", source_of(h)) for h in HOSTILE + (more or [])]
     return mix
 
 
@@ -91,6 +96,12 @@ def main() -> None:
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--executor", default="slurm", choices=["slurm", "local"])
     ap.add_argument("--reference", type=Path, help="a stored reference of the lesson for this device (else measured)")
+    ap.add_argument("--all-hostile", action="store_true", help="the mix with every hostile family that ends quickly")
+    ap.add_argument("--shard-size", type=int, default=4, help="students per Slurm array task")
+    ap.add_argument("--copies", type=int, default=0,
+                    help="distinct copies of each kernel of the mix (a comment naming the copy): a submission's "
+                    "measurement is kept by its source, so students with the same text share it; 0: every "
+                    "student's text is distinct")
     args = ap.parse_args()
     out = args.out.resolve()
     shutil.rmtree(out, ignore_errors=True)
@@ -117,19 +128,25 @@ def main() -> None:
             stored = [cand.rename(refs / cand.name.replace(".candidate", ""))]
         key = stored[0].stem
     cfg = course / "nbgrader_config.py"
-    extra = [f'c.LessonGrading.device_of_record = "{key}"', "c.SlurmGrading.shard_size = 4",
+    extra = [f'c.LessonGrading.device_of_record = "{key}"', f"c.SlurmGrading.shard_size = {args.shard_size}",
              f'c.SlurmGrading.folder = "{out / "slurm-logs"}"', "c.SlurmGrading.timeout_min = 20"]
     if args.device != "cpu":
         extra.append('c.SlurmGrading.grade_gres = "gpu:1"')
     cfg.write_text(cfg.read_text(encoding="utf-8") + "\n" + "\n".join(extra) + "\n", encoding="utf-8")
     t["release"] = run(["nbgrader", "generate_assignment", LESSON, "--force"], course)
     t["sample"] = run([*ag, "sample", LESSON, "-C", str(course), "--students", str(args.students)], out)
-    mix = kernels()
+    more = (MORE_HOSTILE + (["other_stream"] if args.device.startswith("cuda") else [])) if args.all_hostile else []
+    mix = kernels(more)
     kinds: dict[str, str] = {}
+    texts: set[str] = set()
     for i, nbp in enumerate(sorted((course / "submitted").glob(f"*/{LESSON}/{LESSON}.ipynb"))):
         name, src = mix[i % len(mix)]
+        copy = i if args.copies <= 0 else (i // len(mix)) % args.copies
+        if name != "blank":  # (the released stub stays the stub: unanswered)
+            src = f"{src.rstrip()}\n# copy {copy}\n"
         student = nbp.parts[-3]
         kinds[student] = name
+        texts.add(src)
         nb = nbformat.read(nbp, as_version=4)
         cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "answer_kernel")
         cell.source = src
@@ -154,6 +171,7 @@ def main() -> None:
             f"# host {platform.node()} {platform.processor()} {os.cpu_count()} cores, "
             f"python {platform.python_version()}",
             "# seconds: " + ", ".join(f"{k} {v:.1f}" for k, v in t.items()),
+            f"# {len(texts)} distinct kernel texts among {len(kinds)} students (Slurm array tasks of {args.shard_size})",
             f"# verdicts equal: {same_verdicts}/{len(kinds)}; largest difference of a total: {max_diff:.2f} points",
             ""]
     text = "\n".join(head + rows) + "\n"

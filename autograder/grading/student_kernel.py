@@ -198,6 +198,7 @@ def warm_start() -> WarmStart:
     killed (at exit, and when a multiprocessing worker of the batch finishes; if this process is killed,
     bubblewrap's --die-with-parent or the closed pipe ends it)."""
     import atexit
+    import multiprocessing
     import multiprocessing.util
     import os
 
@@ -205,7 +206,9 @@ def warm_start() -> WarmStart:
 
     warm: WarmStart | None = _WARM.get("runner")
     if warm is None or _WARM.get("pid") != os.getpid():
-        warm = WarmStart()
+        # a worker of the batch's process pool keeps one child ahead: the pool's workers already start side
+        # by side, and one per four cores in each of them would oversubscribe the machine
+        warm = WarmStart(ahead=1 if multiprocessing.parent_process() is not None else None)
         _WARM.update(runner=warm, pid=os.getpid())
         atexit.register(warm.close)
         multiprocessing.util.Finalize(warm, warm.close, exitpriority=10)  # a worker process's exit skips atexit
