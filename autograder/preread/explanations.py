@@ -24,7 +24,7 @@ from .attribution import LOOKBACK, Attributed, Context, attribute, frame
 from .conclusions import conclusions, misconceptions
 from .factbook import Candidate, FactBook, fact_book
 from .normalise import normalise
-from .numbers import Stated
+from .numbers import Stated, extract
 from .rules import (
     DIRECTION_FASTER,
     DIRECTION_SLOWER,
@@ -58,8 +58,6 @@ MAX_READ = 100_000
 def extract_numbers(text: str) -> list[FoundNumber]:
     """Numbers with units (or named as ratios), in base units: bytes, GB/s, ms, launches, ratio, ...
     Without a lesson, so without context: what the text states, not whether it is right."""
-    from .numbers import extract
-
     return [FoundNumber(text=s.text, value=s.value, unit=s.unit, kind=s.kind) for s in extract(text)]
 
 
@@ -439,18 +437,27 @@ def missing_parts(text: str, found: list[FoundNumber], ex: ExplanationSpec) -> l
             if not any(re.search(w, text, re.I) for w in p.words) and not credited & set(p.kinds)]
 
 
+#: a TA gives full credit to a long answer with one slip among many right figures: one misattributed or
+#: unmatched number is forgiven per this many distinct right facts (measured on the held-out sets: without it,
+#: any slip capped a full answer at partial)
+SLIPS_PER_FACTS = 8
+
+
 def suggest(found: list[FoundNumber], wrong_conclusions: int = 0, missing: int = 0) -> tuple[float, int]:
     """(suggested fraction, distinct derived facts). Each distinct fact of the model or reference stated
     right is worth a quarter after the first (one right: half credit; three: full); a misattributed or
-    unmatched number takes a quarter back and full credit needs none of them; input sizes count nothing.
+    unmatched number takes a quarter back and full credit needs none of them, save one slip forgiven per
+    :data:`SLIPS_PER_FACTS` right facts; input sizes count nothing.
     A conclusion drawn in words that the reference contradicts ("the fused call is faster per call" where it
     is slower) costs like a wrong number and caps the suggestion at half: right figures around a wrong
     conclusion are not a right explanation. Each part of the asked explanation left out (``missing``) costs
     a quarter, and full credit needs none."""
     derived = {f.matches for f in found if f.verdict == "match"}
-    bad = sum(f.verdict in ("misattributed", "unmatched") for f in found) + wrong_conclusions + missing
+    slips = sum(f.verdict in ("misattributed", "unmatched") for f in found)
     if not derived:
         return 0.0, 0
+    slips = max(0, slips - len(derived) // SLIPS_PER_FACTS)
+    bad = slips + wrong_conclusions + missing
     fraction = min(1.0, 0.25 + 0.25 * len(derived)) - 0.25 * bad
     if bad:
         fraction = min(fraction, 0.75)

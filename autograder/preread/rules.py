@@ -14,6 +14,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .. import mentions
+
 __all__ = ["RULES", "Rule", "rule"]
 
 
@@ -179,8 +181,6 @@ def named(name: str, purpose: str, examples: tuple[str, ...], counter: tuple[str
 # ---------------------------------------------------------------------------------------------- shared spellings
 # (defined in autograder/mentions.py, below this package, for the lessons' workloads; registered here)
 def _register_mentions() -> None:
-    from .. import mentions
-
     rule("case.dtype", "a dtype's name: fp16, bf16, 'half precision', tf32, fp32, fp64",
          mentions.DTYPE_WORDS, ("in fp16", "bf16 matmul", "half precision", "TF32", "plain fp32"), ("fp", "float"))
     rule("case.power_of_two", "a size written as a power of two (2^24, 2**24, 2^{24}, 2<sup>24</sup>), not bytes",
