@@ -228,6 +228,8 @@ def _why_not(c: Candidate, ctx: Context, cues: _Cues, several: frozenset[str] = 
             return "the traffic ratio, not a speedup"
         if f.topic == "speedup" and cues.topic == "traffic":
             return "a speedup, not the traffic ratio"
+    if f.kind == "ratio" and f.topic == "traffic" and cues.method is not None and cues.topic != "traffic":
+        return f"the traffic ratio, not a {cues.method} speedup"  # "the per-call number is 4.05x"
     if f.kind == "ratio" and f.ratio_of is not None and cues.faster is not None:
         slow, fast = f.ratio_of
         subject_side, other_side = (fast, slow) if cues.faster else (slow, fast)

@@ -88,6 +88,10 @@ CEILING = (r"\b(?:rooflines?|peaks?|peaking|copy|ceilings?|theoretical|spec|hbm|
 COPY = (r"\b(?:copy|bandwidth|roofline|memory|hbm|[gt]b/s|copie|copia|cópia|kopier\w*|bande passante|ancho de banda|"
         r"Bandbreite|largura de banda|mémoire|memoria|memória|Speicher)")
 COMPUTE = r"\b(?:peak|tensor|compute|matmul|mma)|flop"
+#: a share written as a percentage or named a share: of the ceiling that binds the kernel, when the sentence
+#: names no ceiling
+PERCENT = (r"%|\b(?:percent|per ?cent|pct|prozent|por ?ciento|pour ?cent|por ?cento|fraction|share|Anteil|"
+           r"fracci[óo]n|fração|fração|frazione|quota)\b")
 
 
 @dataclass(frozen=True)
@@ -248,16 +252,23 @@ class FactBook:
                 Candidate(Fact("bandwidth", m.achieved_gbps, f"{what} achieved bandwidth", v, params,
                                method=m.method)),
             ]
-            if ref.device.copy_gbps:
-                out.append(Candidate(Fact("fraction", m.achieved_gbps / ref.device.copy_gbps,
+            # the share of its own roofline (the larger of the two: the ceiling that binds it) is what "the
+            # multiply reaches 92 %" means without naming the ceiling; the other share needs its ceiling named
+            # ("half" alone is neither)
+            copy_share = m.achieved_gbps / ref.device.copy_gbps if ref.device.copy_gbps else None
+            compute_share = m.achieved_tflops / peak if m.flops and peak else None
+            binds = "compute" if compute_share is not None and compute_share > (copy_share or 0.0) else "copy"
+            if copy_share is not None:
+                out.append(Candidate(Fact("fraction", copy_share,
                                           f"{what} share of the copy roofline", v, params, topic="share",
-                                          method=m.method), COPY))
+                                          method=m.method), f"{COPY}|{PERCENT}" if binds == "copy" else COPY))
             if m.flops:
                 out.append(Candidate(Fact("flop_rate", m.achieved_tflops, f"{what} TFLOP/s", v, params,
                                           method=m.method)))
-                if peak:
-                    out.append(Candidate(Fact("fraction", m.achieved_tflops / peak, f"{what} share of the matmul peak",
-                                              v, params, topic="share", method=m.method), COMPUTE))
+                if compute_share is not None:
+                    out.append(Candidate(Fact("fraction", compute_share, f"{what} share of the matmul peak",
+                                              v, params, topic="share", method=m.method),
+                                         f"{COMPUTE}|{PERCENT}" if binds == "compute" else COMPUTE))
         for a in here:
             for b in peers:
                 if a is b or a.method != b.method or b.stats.median <= 0:

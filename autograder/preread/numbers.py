@@ -39,9 +39,9 @@ _BYTES = {
     "kilobyte": 1e3, "kilobytes": 1e3, "megabyte": 1e6, "megabytes": 1e6, "gigabyte": 1e9, "gigabytes": 1e9,
     **_DECIMAL,
 }
-_BW = {"gb/s": 1.0, "tb/s": 1e3, "mb/s": 1e-3, "gib/s": 2**30 / 1e9, "tib/s": 2**40 / 1e9, "gbps": 1.0,
+_BW = {"b/s": 1e-9, "kb/s": 1e-6, "gb/s": 1.0, "tb/s": 1e3, "mb/s": 1e-3, "gib/s": 2**30 / 1e9, "tib/s": 2**40 / 1e9, "gbps": 1.0,
        "gb per second": 1.0, "tb per second": 1e3}
-_RATE = {"pflop/s": 1e3, "tflop/s": 1.0, "gflop/s": 1e-3, "pflops": 1e3, "tflops": 1.0, "gflops": 1e-3}
+_RATE = {"flop/s": 1e-12, "pflop/s": 1e3, "tflop/s": 1.0, "gflop/s": 1e-3, "pflops": 1e3, "tflops": 1.0, "gflops": 1e-3}
 _COUNT = {"flop": 1.0, "kflop": 1e3, "mflop": 1e6, "gflop": 1e9, "tflop": 1e12, "pflop": 1e15}
 _TIME = {"ns": 1e-6, "nanoseconds": 1e-6, "µs": 1e-3, "μs": 1e-3, "us": 1e-3, "usec": 1e-3, "microseconds": 1e-3,
          "ms": 1.0, "msec": 1.0, "milliseconds": 1.0, "s": 1e3, "sec": 1e3, "seconds": 1e3,
@@ -156,9 +156,9 @@ def _scales(kind: str, unit: str) -> list[Reading]:
 
 # (kind, pattern); the number is group 1, the unit group "u"; the first pattern to claim a span keeps it
 _UNITS: list[tuple[str, re.Pattern[str]]] = [
-    ("flop_rate", named('unit.flop_rate', 'a FLOP rate: TFLOP/s, GFLOPS, PFLOP / s',
-        ('788 TFLOP/s', '750 tflops', '1.2 PFLOP / s', '784.8 Tflop/sec', '350 TFLOPs/s'),
-        ('137 GFLOP',))(_N + _RANGE + r"[^\S\n]*(?P<u>[pgt]flops?\s?/\s?s(?:ec)?|[pgt]flops)" + _END, re.I)),
+    ("flop_rate", named('unit.flop_rate', 'a FLOP rate: TFLOP/s, GFLOPS, PFLOP / s, FLOP/s (in e-notation)',
+        ('788 TFLOP/s', '750 tflops', '1.2 PFLOP / s', '784.8 Tflop/sec', '350 TFLOPs/s', '3.46e14 FLOP/s'),
+        ('137 GFLOP',))(_N + _RANGE + r"[^\S\n]*(?P<u>[pgt]?flops?\s?/\s?s(?:ec)?|[pgt]flops)" + _END, re.I)),
     ("intensity", named('unit.intensity', 'arithmetic intensity: FLOP/byte, FLOP/B, FLOPs per byte',
         ('1365 FLOP/byte', '0.17 FLOP/B', '341 flops per byte', '341 FLOP/octet', '1/6 flop/byte', '1365 FLOP pro Byte',
          '341 FLOP por byte'),
@@ -170,9 +170,10 @@ _UNITS: list[tuple[str, re.Pattern[str]]] = [
         ('137 GFLOP', '16.8 MFLOP', '84 MFLOPs'),
         ('137 G',))(_N + _RANGE + r"[^\S\n]*(?P<u>[kmgtp]?flops?)" + _END, re.I)),
     # "Go/s", "Mo" are French for GB/s and MB
-    ("bandwidth", named('unit.bandwidth', 'a bandwidth: GB/s, TB/s, GiB/s, Gbps, Go/s',
-        ('3777 GB/s', '4.2 TB/s', '3777 Go/s', '4 TB per second', '4180 GB/sec', '2039 GByte/s', '3.6 TB / s'),
-        ('3777 GB',))(_N + _RANGE + r"[^\S\n]*(?P<u>[gmt]i?(?:[bo]|bytes?)\s?/\s?s(?:ec)?|gbps|[gt]b per second)"
+    ("bandwidth", named('unit.bandwidth', 'a bandwidth: GB/s, TB/s, GiB/s, Gbps, Go/s, B/s (in e-notation)',
+        ('3777 GB/s', '4.2 TB/s', '3777 Go/s', '4 TB per second', '4180 GB/sec', '2039 GByte/s', '3.6 TB / s',
+         '3.88e12 B/s'),
+        ('3777 GB',))(_N + _RANGE + r"[^\S\n]*(?P<u>(?:[kgmt]i?)?(?:[bo]|bytes?)\s?/\s?s(?:ec)?|gbps|[gt]b per second)"
                       + _END,
                       re.I)),
     ("bytes", named('unit.bytes', 'a size in bytes: B, KB, MiB, GB, bytes, megabytes, octets, Mo',
