@@ -67,7 +67,7 @@ def _close(s: Stated, f: Fact, rel: float) -> bool:
     for r in s.readings:
         if r.kind != f.kind or f.value <= 0:
             continue
-        if r.kind == "launches":
+        if r.kind in ("launches", "sms"):  # counts: exactly
             if r.value == f.value:
                 return True
             continue
@@ -354,6 +354,12 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
     shown = text[s.start:s.end]
     base = FoundNumber(text=shown, value=s.value, unit=s.unit, kind=s.kind, about=_about(ctx, True),
                        span=(s.start, s.end))
+    if kinds == {"sms"}:  # the device's SM count (recognised, no credit on its own, as an input's size), or a
+        # count of SMs the model does not hold ("131 SMs idle"): neither right nor wrong
+        device = next((c for c in book.of_kind(ctx.params, "sms") if _close(s, c.fact, rel)), None)
+        if device is None:
+            return base.model_copy(update={"verdict": "unchecked"})
+        return base.model_copy(update={"matches": device.fact.label, "verdict": "given"})
     hit = _best(s, fits, rel)
     if hit is not None:
         exact = _exactly_other(s, hit, [c for c in here if id(c) not in {id(f) for f in fits}])
@@ -471,6 +477,8 @@ def suggest(found: list[FoundNumber], wrong_conclusions: int = 0, missing: int =
 def _describe(f: FoundNumber) -> str:
     if f.verdict == "match":
         return f"{f.text} (= {f.matches} ✓)"
+    if f.verdict == "given" and f.kind == "sms":
+        return f"{f.text} (= {f.matches}: a fact of the device, no credit on its own)"
     if f.verdict == "given":
         return f"{f.text} (= {f.matches}: restates the problem)"
     if f.verdict == "misattributed":

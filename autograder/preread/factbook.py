@@ -348,6 +348,8 @@ class FactBook:
         out = [Fact("bandwidth", dev.copy_gbps, f"{dev.name} copy roofline", topic="ceiling")]
         if dev.l2_bytes:
             out.append(Fact("bytes", dev.l2_bytes, f"{dev.name} L2 cache", topic="cache"))
+        if dev.sm_count:
+            out.append(Fact("sms", float(dev.sm_count), f"{dev.name} SM count", topic="device", given=True))
         for key, peak in sorted((getattr(dev, "peaks", None) or {}).items()):
             if key.startswith("matmul_tflops:"):
                 out.append(Fact("flop_rate", peak, f"{dev.name} matmul peak ({key.split(':', 1)[1]})", topic="ceiling"))

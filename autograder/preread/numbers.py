@@ -196,10 +196,10 @@ _UNITS: list[tuple[str, re.Pattern[str]]] = [
     ("ratio", named('unit.ratio',
         "a factor: 4x, 3.9×, 4 times, 4-fold, 3,9-mal, 3 veces, 4 fois, 4 vezes; not '4096 x 4096' nor '3 × "
         "n²'",
-        ('4x', '3.9×', '4 times', '4-fold', '3.9-mal', '3.2 veces', '4 fois'),
+        ('4x', '3.9×', '4 times', '4-fold', '3.9-mal', '3.2 veces', '4 fois', '0.81× a 2^20'),
         ('4096 x 4096', '3 × n'))(
         _N + _RANGE + r"[^\S\n]*(?P<u>x|×|times|-fold|fold|-?mal|-?fach|veces|fois|vezes)(?![\w])(?!\s*[\d#])"
-        r"(?!\s*[A-Za-z](?![A-Za-zÀ-ÿ]))", re.I)),
+        r"(?!\s*(?!(?:a|à|e|y|o)\s)[A-Za-z](?![A-Za-zÀ-ÿ]))", re.I)),
 ]
 # "seven times faster", "four times the traffic", "twice as fast" (not "read four times": a count)
 _WORD_RATIO = named('number.word_ratio',
@@ -213,13 +213,25 @@ _WORD_RATIO = named('number.word_ratio',
 )
 _LAUNCHES = named('number.launches',
     "a count of kernels or launches: '4 kernels', 'one fused kernel', 'cuatro kernels', 'vier Kerneln'",
-        ('4 kernels', 'one fused kernel', 'a single launch', 'cuatro kernels', 'vier Kerneln'),
+        ('4 kernels', 'one fused kernel', 'a single launch', 'cuatro kernels', 'vier Kerneln', '4 lanci', '1 lancio',
+         '4 kernals', '5 kernles', '1 lanch', '4 launchs'),
         ('kernels',))(
     r"(?<![\w.])(\d+|" + _WORD_N[1:-1] + "|" + _OTHER_WORDS + r")[^\S\n]+(?:[\w.-]+[^\S\n]+){0,2}?"
-    r"(?P<u>kernels?|kerneln|launch(?:es)?|núcleos?|noyaux|noyau|lanzamientos?|lancements?|lançamentos?|Kernel-?Starts?|Starts)\b",
+    r"(?P<u>kernels?|kerneln|launch(?:es)?|núcleos?|noyaux|noyau|lanzamientos?|lancements?|lançamentos?|Kernel-?Starts?|Starts|"
+    # Italian, and the typos students make of the two nouns ("kernals", "kernles", "launchs", "lanch")
+    r"lanci|lancio|kern[ae]ls?|kernles|kenrels?|launchs|la?u?nch(?:e?s)?)\b",
     re.I,
 )
 # "4 vs 1" in a sentence about kernels: two launch counts; "…, so 4" right after: their ratio
+_SM_COUNT = rule(
+    "number.sm_count",
+    "a count of the GPU's streaming multiprocessors: '132 SMs', 'one SM out of 132', '1 SM of 132', '132 SM'",
+    r"(?<![\w.])(\d{2,4})\s*(?:SMs?|streaming multiprocessors?|multiprocesseurs|multiprocesadores)\b|"
+    r"\bSMs?\b[^.;:\d]{0,12}?\b(?:of|out of|von|de|sur|su|di|aus|entre)\s+(?:the\s+|its\s+|the\s+GPU's\s+)?"
+    r"(\d{2,4})\b(?![.,]\d)",
+    ("132 SMs", "a single SM out of 132", "1 SM of 132", "one SM de 132"),
+    ("4 SMs", "SM 90"),
+)
 _VS_PAIR = rule(
     "number.vs_pair",
     "two bare numbers compared ('4 vs 1') in a sentence about kernels or launches are two launch counts",
@@ -544,6 +556,13 @@ def extract(text: str) -> list[Stated]:
             add(Stated(m.group(0), m.start(), m.end(), unit.lower(), mid, readings,
                        low * scales[0].value if low is not None else None,
                        high * scales[0].value if high is not None else None))
+    for m in _SM_COUNT.finditer(text):
+        g = 1 if m.group(1) else 2
+        a, b = m.start(g), m.end(g)
+        if not taken.overlaps(a, b):
+            n = float(m.group(g))
+            add(Stated(text[a:m.end()] if g == 1 else m.group(g), a, m.end() if g == 1 else b, "sms" if g == 1 else "",
+                       n, (Reading("sms", n),), unitless=g == 2))
     for m in _VS_PAIR.finditer(text):
         if not _KERNEL_WORDS.search(text[max(0, m.start() - 80):m.end() + 40]):
             continue
