@@ -398,6 +398,10 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
         other = _best(s, far, CLOSE)
         if other is not None:
             return base.model_copy(update={"verdict": "misattributed", "actually": other.fact.label})
+    other = _quoted_from_elsewhere(s, book, ctx.params)
+    if other is not None:
+        return base.model_copy(update={"verdict": "misattributed",
+                                       "actually": f"{other.fact.label} (another case's figure)"})
     per_kernel = _best(s, [c for c in wrong_kind if c.fact.per_kernel], rel)
     if per_kernel is not None:
         why = "one kernel's figure, not the whole call's"
@@ -421,6 +425,30 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
     return base
 
 
+#: kinds whose figures are sparse enough across a lesson's cases that a number equal to one of them (to within
+#: :data:`CLOSE`) was quoted from it: not ratios, shares or counts (a sweep is dense in those)
+_QUOTABLE = frozenset({"bytes", "time", "bandwidth", "flop_rate", "flops", "intensity"})
+
+
+def _quoted_from_elsewhere(s: Stated, book: FactBook, params: Mapping[str, ParamValue]) -> Candidate | None:
+    """A figure of another case (any variant) that a number matching nothing here equals to within rounding
+    (:data:`CLOSE`): the student quoted it (another size's time, another dtype's bytes) as this case's.
+    Bisection in the book's sorted figures: a number costs a logarithm, not a pass over every case."""
+    best: tuple[float, Candidate] | None = None
+    for r in s.readings:
+        if r.kind not in _QUOTABLE or r.value <= 0 or s.low is not None:
+            continue
+        values, cands = book.anywhere(r.kind)
+        i = bisect.bisect_left(values, r.value / (1 + CLOSE))
+        while i < len(values) and values[i] <= r.value * (1 + CLOSE):
+            c = cands[i]
+            err = abs(r.value - c.fact.value) / c.fact.value
+            if err <= CLOSE and dict(c.fact.params or {}) != dict(params) and (best is None or err < best[0]):
+                best = (err, c)
+            i += 1
+    return best[1] if best else None
+
+
 def _back(f: FoundNumber, original: str, origin: list[int]) -> FoundNumber:
     """A finding in the normalised text, pointed back at what the student wrote."""
     if f.span is None:
@@ -441,8 +469,15 @@ def missing_parts(text: str, found: list[FoundNumber], ex: ExplanationSpec) -> l
     """What the cell asks (its ``parts``) that the answer leaves out: no word of the part and no right figure
     of its kinds."""
     credited = {f.kind for f in found if f.verdict == "match"}
+    own = _QUOTED.sub("", text)  # a quoted prompt names every part: only the answer's own words count
     return [p.asks for p in ex.parts
-            if not any(re.search(w, text, re.I) for w in p.words) and not credited & set(p.kinds)]
+            if not any(re.search(w, own, re.I) for w in p.words) and not credited & set(p.kinds)]
+
+
+_QUOTED = named('part.quoted_prompt',
+    "a markdown quote (a line opening with '>'): the prompt quoted back, not the answer's own words",
+        ('> explain why the 1024 multiply', '  > Why TF32'),
+        ('the speedup > 1', 'a -> b'))(r"^[ \t]*>.*$", re.M)
 
 
 #: a TA gives full credit to a long answer with one slip among many right figures: one misattributed or
@@ -502,6 +537,9 @@ def grade_explanation(
     framed = frame(text, spec.workload)
     found = [_back(judge(a, book, text, rel_tol, ix), original, origin)
              for a in attribute(text, spec.workload, case, book.known_cases(), framed)]
+    # a count of SMs other than the device's ("131 SMs idle", "64 SMs busy") is no figure the model or the
+    # reference holds: not reported
+    found = [f for f in found if not (f.kind == "sms" and f.verdict == "unchecked")]
     drawn = conclusions(text, framed.masked, framed.sentences, framed.names, spec.workload, case, ref)
     drawn += misconceptions(framed.masked, framed.sentences, framed.names, ref, case)
     wrong = [c for c in drawn if not c.right]

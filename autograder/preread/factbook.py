@@ -124,6 +124,7 @@ class FactBook:
     _known: list[dict[str, ParamValue]] | None = None
     _pairs: frozenset[frozenset[str]] | None = None
     _by_kind: dict[tuple[tuple[tuple[str, ParamValue], ...], str], list[Candidate]] = field(default_factory=dict)
+    _sorted: dict[str, tuple[list[float], list[Candidate]]] = field(default_factory=dict)
 
     def at(self, params: Mapping[str, ParamValue]) -> list[Candidate]:
         """The facts of the case ``params`` (empty if the workload has no model there)."""
@@ -138,6 +139,16 @@ class FactBook:
         if key not in self._by_kind:
             self._by_kind[key] = [c for c in self.at(params) if c.fact.kind == kind]
         return self._by_kind[key]
+
+    def anywhere(self, kind: str) -> tuple[list[float], list[Candidate]]:
+        """Every measured or modelled figure of one kind at every known case (inputs and one kernel's figures
+        aside), sorted by value: where a number quoted from another case is looked up by bisection."""
+        if kind not in self._sorted:
+            cands = sorted((c for params in self.known_cases() for c in self.of_kind(params, kind)
+                            if not c.fact.given and not c.fact.per_kernel and c.fact.params is not None
+                            and c.fact.value > 0), key=lambda c: c.fact.value)
+            self._sorted[kind] = ([c.fact.value for c in cands], cands)
+        return self._sorted[kind]
 
     def compared_pairs(self) -> frozenset[frozenset[str]]:
         """The pairs of variants the lesson's quantities compare (a speedup of them is a figure it asks about)."""
