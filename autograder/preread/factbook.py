@@ -141,12 +141,13 @@ class FactBook:
         return self._by_kind[key]
 
     def anywhere(self, kind: str) -> tuple[list[float], list[Candidate]]:
-        """Every measured or modelled figure of one kind at every known case (inputs and one kernel's figures
-        aside), sorted by value: where a number quoted from another case is looked up by bisection."""
+        """Every measured or modelled figure of one kind at every known case (inputs, one kernel's figures and
+        figures that need their words, per element or a share, aside), sorted by value: where a number quoted
+        from another case is looked up by bisection."""
         if kind not in self._sorted:
             cands = sorted((c for params in self.known_cases() for c in self.of_kind(params, kind)
                             if not c.fact.given and not c.fact.per_kernel and c.fact.params is not None
-                            and c.fact.value > 0), key=lambda c: c.fact.value)
+                            and c.cue is None and c.fact.value > 0), key=lambda c: c.fact.value)
             self._sorted[kind] = ([c.fact.value for c in cands], cands)
         return self._sorted[kind]
 

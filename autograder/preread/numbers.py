@@ -39,7 +39,8 @@ _BYTES = {
     "kilobyte": 1e3, "kilobytes": 1e3, "megabyte": 1e6, "megabytes": 1e6, "gigabyte": 1e9, "gigabytes": 1e9,
     **_DECIMAL,
 }
-_BW = {"b/s": 1e-9, "kb/s": 1e-6, "gb/s": 1.0, "tb/s": 1e3, "mb/s": 1e-3, "gib/s": 2**30 / 1e9, "tib/s": 2**40 / 1e9, "gbps": 1.0,
+_BW = {"b/s": 1e-9, "kb/s": 1e-6, "gb/s": 1.0, "tb/s": 1e3, "mb/s": 1e-3, "gib/s": 2**30 / 1e9, "tib/s": 2**40 / 1e9,
+       "gbps": 1.0,
        "gb per second": 1.0, "tb per second": 1e3}
 _RATE = {"flop/s": 1e-12, "pflop/s": 1e3, "tflop/s": 1.0, "gflop/s": 1e-3, "pflops": 1e3, "tflops": 1.0, "gflops": 1e-3}
 _COUNT = {"flop": 1.0, "kflop": 1e3, "mflop": 1e6, "gflop": 1e9, "tflop": 1e12, "pflop": 1e15}
@@ -125,7 +126,8 @@ def _bytes(unit: str) -> tuple[float, ...]:
 
 
 def _rate_or_count(unit: str) -> list[Reading]:
-    u = unit.lower().replace("flops", "flop").replace(" ", "").removesuffix("ec")
+    u = re.sub(r"^floating[- ]point operations$", "flop", unit.lower())
+    u = u.replace("flops", "flop").replace(" ", "").removesuffix("ec")
     if u.endswith("/s"):
         return [Reading("flop_rate", _RATE[u])]
     # "137 GFLOPS" is a count to some students and a rate to others
@@ -167,8 +169,8 @@ _UNITS: list[tuple[str, re.Pattern[str]]] = [
         + _END, re.I)),
     ("flop_rate", named('unit.flop_count',
         "a count of FLOPs (GFLOP, MFLOP; 'GFLOPS' is read both as a count and a rate)",
-        ('137 GFLOP', '16.8 MFLOP', '84 MFLOPs'),
-        ('137 G',))(_N + _RANGE + r"[^\S\n]*(?P<u>[kmgtp]?flops?)" + _END, re.I)),
+        ('137 GFLOP', '16.8 MFLOP', '84 MFLOPs', '137000000000 floating point operations'),
+        ('137 G',))(_N + _RANGE + r"[^\S\n]*(?P<u>[kmgtp]?flops?|floating[- ]point operations)" + _END, re.I)),
     # "Go/s", "Mo" are French for GB/s and MB
     ("bandwidth", named('unit.bandwidth', 'a bandwidth: GB/s, TB/s, GiB/s, Gbps, Go/s, B/s (in e-notation)',
         ('3777 GB/s', '4.2 TB/s', '3777 Go/s', '4 TB per second', '4180 GB/sec', '2039 GByte/s', '3.6 TB / s',
@@ -560,9 +562,9 @@ def extract(text: str) -> list[Stated]:
         g = 1 if m.group(1) else 2
         a, b = m.start(g), m.end(g)
         if not taken.overlaps(a, b):
-            n = float(m.group(g))
+            sms = float(m.group(g))
             add(Stated(text[a:m.end()] if g == 1 else m.group(g), a, m.end() if g == 1 else b, "sms" if g == 1 else "",
-                       n, (Reading("sms", n),), unitless=g == 2))
+                       sms, (Reading("sms", sms),), unitless=g == 2))
     for m in _VS_PAIR.finditer(text):
         if not _KERNEL_WORDS.search(text[max(0, m.start() - 80):m.end() + 40]):
             continue

@@ -23,7 +23,7 @@ def test_every_explanation_cell_of_the_bundled_lessons_names_the_parts_its_promp
         assert ex.parts, (lesson, ex.grade_id)
 
 
-def test_a_part_left_out_costs_and_the_reason_names_it(lessons):
+def test_a_part_left_out_costs_and_the_reason_names_it(lessons):  # noqa: F811
     g = grade(lessons, "04_fusion", "explain_headline", FIGURES + "The wall row is lower.")
     assert "missing_part" in g.flags and g.suggested_fraction == 0.75, g.comment
     assert "Missing from the asked explanation: why the two timing methods disagree" in g.comment
@@ -32,7 +32,7 @@ def test_a_part_left_out_costs_and_the_reason_names_it(lessons):
     assert "missing_part" not in whole.flags and whole.suggested_fraction == 1.0, whole.comment
 
 
-def test_a_quoted_prompt_covers_no_part(lessons):
+def test_a_quoted_prompt_covers_no_part(lessons):  # noqa: F811
     prompt = "> why the library kernel collapses, why the compiled one splits its reductions over more blocks\n\n"
     answer = "torch.softmax takes 207 µs, eager 27 µs, compiled 5 kernels."
     g = grade(lessons, "05_softmax", "explain_long_rows", prompt + answer)
@@ -42,7 +42,7 @@ def test_a_quoted_prompt_covers_no_part(lessons):
     assert "missing_part" not in covered.flags, covered.comment
 
 
-def test_both_parts_of_the_small_matrix_question(lessons):
+def test_both_parts_of_the_small_matrix_question(lessons):  # noqa: F811
     text = "At 1024 the multiply reaches only 45 % of the peak at 353 TFLOP/s on 6.3 MB."
     assert grade(lessons, "03_roofline", "explain_small", text).comment.count("✗") == 1  # one ✗: both parts, listed
     g = grade(lessons, "03_roofline", "explain_small", text + " 64 tiles for 132 SMs; TF32 is tensor cores.")
@@ -55,12 +55,12 @@ def _found(verdict: str, matches: str | None = None) -> FoundNumber:
 
 def test_one_slip_among_many_right_figures_is_forgiven_and_two_are_not():
     right = [_found("match", f"fact {i}") for i in range(SLIPS_PER_FACTS)]
-    assert suggest(right + [_found("unmatched")]) == (1.0, SLIPS_PER_FACTS)
-    assert suggest(right + [_found("unmatched"), _found("misattributed")])[0] == 0.75
+    assert suggest([*right, _found("unmatched")]) == (1.0, SLIPS_PER_FACTS)
+    assert suggest([*right, _found("unmatched"), _found("misattributed")])[0] == 0.75
     # a few right figures and a slip: not full
-    assert suggest(right[:3] + [_found("misattributed")])[0] == 0.75
+    assert suggest([*right[:3], _found("misattributed")])[0] == 0.75
     # a wrong conclusion is never forgiven
-    assert suggest(right + [_found("unmatched")], wrong_conclusions=1)[0] == 0.5
+    assert suggest([*right, _found("unmatched")], wrong_conclusions=1)[0] == 0.5
 
 
 @pytest.mark.parametrize(("lesson", "grade_id", "text", "number", "verdict"), [
@@ -84,12 +84,12 @@ def test_one_slip_among_many_right_figures_is_forgiven_and_two_are_not():
     # another case's figure, its case not named: misattributed, not merely wrong (the 2^12 compiled time)
     ("04_fusion", "explain_headline", "The GPU time of the whole chain is 1.95 µs.", "1.95 µs", "misattributed"),
 ])
-def test_figures_written_as_the_third_blind_set_wrote_them(lessons, lesson, grade_id, text, number, verdict):
+def test_figures_written_as_the_third_blind_set_wrote_them(lessons, lesson, grade_id, text, number, verdict):  # noqa: F811
     g = grade(lessons, lesson, grade_id, text)
     got = {f.text: f.verdict for f in g.found}
     assert got.get(number) == verdict, g.comment
 
 
-def test_a_count_of_sms_that_is_not_the_devices_is_not_reported(lessons):
+def test_a_count_of_sms_that_is_not_the_devices_is_not_reported(lessons):  # noqa: F811
     g = grade(lessons, "05_softmax", "explain_long_rows", "torch.softmax keeps 131 SMs idle for 207 µs.")
     assert [f.text for f in g.found] == ["207 µs"], g.comment
