@@ -81,6 +81,11 @@ def test_one_slip_among_many_right_figures_is_forgiven_and_two_are_not():
     ("04_fusion", "explain_sweep", "Per chiamata lo speedup è 0,81× a 2^20.", "0,81×", "match"),
     ("04_fusion", "explain_headline", "eager paga 4 lanci, la versione compilata 1 lancio.", "4 lanci", "match"),
     ("04_fusion", "explain_headline", "Eager runs 4 kernals, fused 1 kernal.", "4 kernals", "match"),
+    # a relative clause right after a variant's name is about it (the 4096² count said of the long row)
+    ("05_softmax", "explain_long_rows", "Eager takes 26 µs and compiled, which launches 5 kernels, 13.3 µs.",
+     "5 kernels", "match"),
+    ("05_softmax", "explain_long_rows", "Eager takes 26 µs and compiled, which launches 1 kernel, 13.3 µs.",
+     "1 kernel", "misattributed"),
     # another case's figure, its case not named: misattributed, not merely wrong (the 2^12 compiled time)
     ("04_fusion", "explain_headline", "The GPU time of the whole chain is 1.95 µs.", "1.95 µs", "misattributed"),
 ])
