@@ -33,7 +33,7 @@ from .blocks import Block, Cell, blocks
 from .blocks import cells as table_cells
 from .numbers import Reading, Stated, extract
 from .rules import FORMULA, named
-from .spellings import with_translations
+from .spellings import with_translations, with_typos
 
 __all__ = ["Attributed", "Context", "attribute"]
 
@@ -534,7 +534,7 @@ def frame(text: str, workload: Workload) -> Frame:
     # a line of a code block is a sentence of its own (pasted output: one record a line)
     sentences = _sentences(masked, [m.end() for b in blks if b.kind == "code"
                                     for m in _NEWLINE.finditer(masked, b.start, b.end)])
-    words = with_translations(workload.names_of_variants())
+    words = with_typos(with_translations(workload.names_of_variants()))
     return Frame(mentioned, masked, blks, sentences, variant_mentions(masked, words))
 
 

@@ -89,11 +89,11 @@ RATIO_TIME = rule(
 RATIO_TRAFFIC = rule(
     "ratio.about_traffic",
     "a ratio said of bytes is the work model's traffic ratio, not a measured speedup",
-    r"traffic|bytes?\b|memory|moves?\b|moving|\bdata\b|Verkehr|Datenverkehr|tráfego|tráfico|trafic|"
-    r"octets|Bytes|datos|dados|données",
+    r"traffic|bytes?\b|memory(?![- ]?(?:bound|limited|time))|moves?\b|moving|\bdata\b|Verkehr|Datenverkehr|tráfego|"
+    r"tráfico|trafic|octets|Bytes|datos|dados|données",
     ("4x less traffic", "moves 4x fewer bytes", "the byte ratio is 4", "4-mal weniger Datenverkehr",
-     "4 fois moins de trafic"),
-    ("3.9x faster", "the GPU time", "the ratio is 4"),
+     "4 fois moins de trafic", "4x less memory traffic"),
+    ("3.9x faster", "the GPU time", "the ratio is 4", "add memory bound -> 7x", "compute time over memory time"),
 )
 DIRECTION_FASTER = rule(
     "direction.faster",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from autograder.preread.explanations import SLIPS_PER_FACTS, suggest
+from autograder.preread.spellings import typos
 from autograder.records import FoundNumber
 from autograder.spec import load_spec
 
@@ -86,6 +87,8 @@ def test_one_slip_among_many_right_figures_is_forgiven_and_two_are_not():
      "5 kernels", "match"),
     ("05_softmax", "explain_long_rows", "Eager takes 26 µs and compiled, which launches 1 kernel, 13.3 µs.",
      "1 kernel", "misattributed"),
+    # a variant's name with a typo still names it
+    ("05_softmax", "explain_fusion", "Eager moves 268 MB; the compield one moves 67 MB.", "67 MB", "match"),
     # another case's figure, its case not named: misattributed, not merely wrong (the 2^12 compiled time)
     ("04_fusion", "explain_headline", "The GPU time of the whole chain is 1.95 µs.", "1.95 µs", "misattributed"),
 ])
@@ -98,3 +101,11 @@ def test_figures_written_as_the_third_blind_set_wrote_them(lessons, lesson, grad
 def test_a_count_of_sms_that_is_not_the_devices_is_not_reported(lessons):  # noqa: F811
     g = grade(lessons, "05_softmax", "explain_long_rows", "torch.softmax keeps 131 SMs idle for 207 µs.")
     assert [f.text for f in g.found] == ["207 µs"], g.comment
+
+
+def test_the_typos_of_a_variant_word_are_one_slip_and_never_another_word():
+    assert "compield" in typos("compiled") and "copiled" in typos("compiled")
+    # the first and last letters stay: "compile" (a verb) is no typo of "compiled"
+    assert "compile" not in typos("compiled") and "ompiled" not in typos("compiled")
+    # a seven-letter word only swaps: "unused" is a word, not a typo of "unfused"
+    assert "unused" not in typos("unfused") and "ufnused" in typos("unfused")
