@@ -87,6 +87,8 @@ def test_one_slip_among_many_right_figures_is_forgiven_and_two_are_not():
      "5 kernels", "match"),
     ("05_softmax", "explain_long_rows", "Eager takes 26 µs and compiled, which launches 1 kernel, 13.3 µs.",
      "1 kernel", "misattributed"),
+    # a LaTeX subscript names the ceiling
+    ("03_roofline", "explain_small", r"$I_{ridge} \approx 184$ FLOP/B.", r"184$ FLOP/B", "match"),
     # a variant's name with a typo still names it
     ("05_softmax", "explain_fusion", "Eager moves 268 MB; the compield one moves 67 MB.", "67 MB", "match"),
     # another case's figure, its case not named: misattributed, not merely wrong (the 2^12 compiled time)
