@@ -1,6 +1,7 @@
 """Other languages' words for the English words a lesson names its variants by ("fused" is "fusionada",
 "fusioniert", "fusionné"): a lesson declares its variants' English spellings (``variant_words``) and the
-pre-reader adds these, so an answer in German, Spanish, French or Portuguese names the same variants.
+pre-reader adds these, so an answer in German, Spanish, French or Portuguese names the same variants (and
+Italian: "il mio kernel" for a lesson whose student writes the kernel).
 
 Each translation is a named rule of :mod:`.rules` with its own examples; which English word it translates is
 its key. Lesson-agnostic: only words a lesson already uses are translated. Pure functions.
@@ -69,11 +70,18 @@ TRANSLATIONS: dict[str, str] = {
         ("die Addition", "la adición", "a adição", "la suma"),
         ("sumar", "la suma de"),
     ).pattern,
+    "my kernel": rule(
+        "spelling.my_kernel",
+        "'my kernel' (the student's own) in German, Spanish, French, Portuguese, Italian",
+        r"\b(?:mein(?:em|en)?\s+Kernel|mi\s+kernel|mon\s+(?:kernel|noyau)|meu\s+kernel|il\s+mio\s+kernel)\b",
+        ("mein Kernel", "mi kernel", "mon noyau", "meu kernel", "il mio kernel"),
+        ("my kernel", "un kernel"),
+    ).pattern,
 }
 #: the English forms of each translated word a lesson's spelling may match ("multiplication" is "multiply")
 _FORMS = {"unfused": ("unfused",), "composed": ("composed",), "fused": ("fused",), "compiled": ("compiled",),
           "library": ("library",), "multiply": ("multiply", "multiplication", "multiplies"),
-          "add": ("add", "addition", "adds")}
+          "add": ("add", "addition", "adds"), "my kernel": ("my kernel",)}
 
 
 def _translates(spelling: str, word: str) -> bool:
