@@ -78,8 +78,8 @@ TRAFFIC_SHARE = (r"\b(?:traffic|bytes|data|memory|Verkehr|Datenverkehr|Bytes|tr�
 
 #: a device's ceiling only where the sentence speaks of one (else "this kernel runs at 4 TB/s" would match it);
 #: a subscript names it too ("I_ridge ≈ 184", "P_peak")
-CEILING = (r"(?:\b|(?<=_))(?:rooflines?|peaks?|peaking|copy|ceilings?|theoretical|spec|hbm|limits?|max(?:imum)?|ridge|balance|"
-           r"knee|"
+CEILING = (r"(?:\b|(?<=_))(?:rooflines?|peaks?|peaking|copy|ceilings?|theoretical|spec|hbm|limits?|max(?:imum)?|"
+           r"ridge|balance|knee|"
            r"machine|"
            # German, Spanish, French, Portuguese: Spitze, Grenze, techo, pico, plafond, pic, point d'inflexion, teto
            r"spitze\w*|grenze|obergrenze|knick\w*|dach\w*|techo|pico|l[íi]mite|plafond|pic|inflexion|inflexi[óo]n|teto|"
