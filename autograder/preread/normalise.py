@@ -104,12 +104,14 @@ _NUMBER_WORDS = rule(
     "'three point nine times'): written in digits (a lone small word before 'times' is the ratio rule's)",
     rf"(?<![\d.,] )\b(?:{_FIRST}|a(?=\s+(?:hundred|thousand|million|billion)\b))"
     rf"(?:(?:[\s-]+|\s+and\s+)(?:{_WORD})){{0,10}}"
+    rf"(?:\s+point(?:\s+(?:{_DIGIT_WORDS})){{1,6}}\b(?!\s+point)|"  # a decimal in words is a number by itself
     rf"(?:\s+point(?:\s+(?:{_DIGIT_WORDS})){{1,6}})?"
     r"(?=\s*(?:[kmgt]i?b\b|bytes?\b|(?:kilo|mega|giga)bytes?\b|µs|us\b|ms\b|(?:micro|milli|nano)?seconds?\b|"
-    r"[gt]b/s|[kmgtp]?flop|floating[- ]point operations\b|SMs?\b|percent\b|per cent\b|%|times\b|x\b|×|-?fold\b))",
+    r"[gt]b/s|[kmgtp]?flop|floating[- ]point operations\b|SMs?\b|percent\b|per cent\b|%|times\b|x\b|×|-?fold\b)))",
     ("sixty-seven megabytes", "two hundred and sixty-eight MB", "three point nine times", "seventy-one µs",
-     "a hundred and thirty-seven billion floating point operations", "a hundred and thirty-two SMs"),
-    ("four kernels", "the two variants", "137 billion FLOP"),
+     "a hundred and thirty-seven billion floating point operations", "a hundred and thirty-two SMs",
+     "the wall speedup is zero point nine five"),
+    ("four kernels", "the two variants", "137 billion FLOP", "at one point the"),
 )
 
 
