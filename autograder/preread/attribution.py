@@ -595,9 +595,11 @@ def attribute(text: str, workload: Workload, case: Mapping[str, ParamValue],
 
 
 _NEWLINE = re.compile("\n")
-_HEAD_UNIT = named('table.head_unit', "the unit a column header names: 'time (µs)', 'traffic [MB]', 'gpu_us', 'GB/s'",
-        ('time (µs)', 'traffic [MB]', 'gpu_us', 'GB/s'),
-        ())(r"\(([^()]{1,12})\)|\[([^\[\]]{1,12})\]|(?:^|[\s_])([^\s_()\[\]]{1,10})\s*$")
+_HEAD_UNIT = named('table.head_unit',
+    "the unit a column header names: 'time (µs)', 'traffic [MB]', 'gpu_us', 'GB/s', 'GB/s (GPU)'",
+        ('time (µs)', 'traffic [MB]', 'gpu_us', 'GB/s', 'GB/s (GPU)'),
+        ())(r"\(([^()]{1,12})\)|\[([^\[\]]{1,12})\]|(?:^|[\s_])([^\s_()\[\]]{1,10})\s*$|"
+            r"^\s*([^\s_()\[\]]{1,10})(?=\s)")
 _HEAD_RATIO = named('table.head_ratio', "a column header of ratios: 'speedup', 'ratio', 'x'",
         ('speedup', 'GPU ratio', 'x', 'wall ×', 'GPU x'),
         ('time', 'x86'))(r"\b(?:speed-?\s?ups?|ratios?|factor|Faktor|facteur|rapport|Verhältnis|razón|razão|"

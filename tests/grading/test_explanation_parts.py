@@ -89,6 +89,12 @@ def test_one_slip_among_many_right_figures_is_forgiven_and_two_are_not():
      "1 kernel", "misattributed"),
     # a LaTeX subscript names the ceiling
     ("03_roofline", "explain_small", r"$I_{ridge} \approx 184$ FLOP/B.", r"184$ FLOP/B", "match"),
+    # a header whose unit comes first: "GB/s (GPU)"
+    ("04_fusion", "explain_headline", "| fp16 | kernels | GB/s (GPU) |\n|---|---|---|\n| eager | 4 | 3877 |\n"
+     "| fused | 1 | 3818 |", "3818", "match"),
+    # a decimal in words
+    ("04_fusion", "explain_headline", "The wall-time speedup is zero point eight four.", "zero point eight four",
+     "match"),
     # a variant's name with a typo still names it
     ("05_softmax", "explain_fusion", "Eager moves 268 MB; the compield one moves 67 MB.", "67 MB", "match"),
     # another case's figure, its case not named: misattributed, not merely wrong (the 2^12 compiled time)
