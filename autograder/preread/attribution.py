@@ -33,7 +33,7 @@ from .blocks import Block, Cell, blocks
 from .blocks import cells as table_cells
 from .numbers import Reading, Stated, extract
 from .rules import FORMULA, named
-from .spellings import with_translations
+from .spellings import with_translations, with_typos
 
 __all__ = ["Attributed", "Context", "attribute"]
 
@@ -79,6 +79,11 @@ _COPULA = named('subject.copula', "'X is a single fused kernel': the word inside
 _RELATIVE = named('subject.relative', "'..., whose 5 kernels': the number belongs to the variant just named",
         (' whose ',),
         ('which',))(r"^\W*whose\b", re.I)
+_RELATIVE_WHICH = named('subject.relative_which',
+    "'... for compiled, which launches 5 kernels': a relative clause right after a variant's name is about it",
+        (', which launches ', ', that takes ', ', der braucht ', ', que lanza ', ', qui lance ', ', che lancia '),
+        (' whose ', 'which is why'))(r"^\W*(?:which|that|who|der|die|das|welche[rs]?|que|qui|che|cui)\b(?!\s+is\s+why)",
+                                    re.I)
 _FROM = named('subject.from', "'from 4 to 1': the first number is the before-value of a change, no one variant's",
         ('from ', 'from about '),
         ('for ',))(r"\bfrom\s+(?:about\s+|roughly\s+|~\s*|≈\s*)?$", re.I)
@@ -298,6 +303,10 @@ def _variant(num: Stated, text: str, names: _Names, sentence: tuple[int, int],
     if _RELATIVE.match(text[clause[0]:min(num.start, clause[0] + LOOKBACK)]):
         near = [m for m in names.between(sentence[0], clause[0]) if m.end <= clause[0]]
         return near[-1].variant if near else None
+    if _RELATIVE_WHICH.match(text[clause[0]:min(num.start, clause[0] + LOOKBACK)]):
+        near = [m for m in names.between(sentence[0], clause[0]) if m.end <= clause[0]]
+        if near and not text[near[-1].end:clause[0]].strip(" ,"):  # the name ends the clause before
+            return near[-1].variant
     # the stretch since the last contrast ("while the add, which is memory bound, needs 174 µs"), then the sentence
     for start in (segment, sentence[0]):
         one, variant = names.only_variant(start, num.start)
@@ -525,7 +534,7 @@ def frame(text: str, workload: Workload) -> Frame:
     # a line of a code block is a sentence of its own (pasted output: one record a line)
     sentences = _sentences(masked, [m.end() for b in blks if b.kind == "code"
                                     for m in _NEWLINE.finditer(masked, b.start, b.end)])
-    words = with_translations(workload.names_of_variants())
+    words = with_typos(with_translations(workload.names_of_variants()))
     return Frame(mentioned, masked, blks, sentences, variant_mentions(masked, words))
 
 
@@ -586,9 +595,11 @@ def attribute(text: str, workload: Workload, case: Mapping[str, ParamValue],
 
 
 _NEWLINE = re.compile("\n")
-_HEAD_UNIT = named('table.head_unit', "the unit a column header names: 'time (µs)', 'traffic [MB]', 'gpu_us', 'GB/s'",
-        ('time (µs)', 'traffic [MB]', 'gpu_us', 'GB/s'),
-        ())(r"\(([^()]{1,12})\)|\[([^\[\]]{1,12})\]|(?:^|[\s_])([^\s_()\[\]]{1,10})\s*$")
+_HEAD_UNIT = named('table.head_unit',
+    "the unit a column header names: 'time (µs)', 'traffic [MB]', 'gpu_us', 'GB/s', 'GB/s (GPU)'",
+        ('time (µs)', 'traffic [MB]', 'gpu_us', 'GB/s', 'GB/s (GPU)'),
+        ())(r"\(([^()]{1,12})\)|\[([^\[\]]{1,12})\]|(?:^|[\s_])([^\s_()\[\]]{1,10})\s*$|"
+            r"^\s*([^\s_()\[\]]{1,10})(?=\s)")
 _HEAD_RATIO = named('table.head_ratio', "a column header of ratios: 'speedup', 'ratio', 'x'",
         ('speedup', 'GPU ratio', 'x', 'wall ×', 'GPU x'),
         ('time', 'x86'))(r"\b(?:speed-?\s?ups?|ratios?|factor|Faktor|facteur|rapport|Verhältnis|razón|razão|"

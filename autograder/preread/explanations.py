@@ -24,7 +24,7 @@ from .attribution import LOOKBACK, Attributed, Context, attribute, frame
 from .conclusions import conclusions, misconceptions
 from .factbook import Candidate, FactBook, fact_book
 from .normalise import normalise
-from .numbers import Stated
+from .numbers import Stated, extract
 from .rules import (
     DIRECTION_FASTER,
     DIRECTION_SLOWER,
@@ -58,8 +58,6 @@ MAX_READ = 100_000
 def extract_numbers(text: str) -> list[FoundNumber]:
     """Numbers with units (or named as ratios), in base units: bytes, GB/s, ms, launches, ratio, ...
     Without a lesson, so without context: what the text states, not whether it is right."""
-    from .numbers import extract
-
     return [FoundNumber(text=s.text, value=s.value, unit=s.unit, kind=s.kind) for s in extract(text)]
 
 
@@ -69,7 +67,7 @@ def _close(s: Stated, f: Fact, rel: float) -> bool:
     for r in s.readings:
         if r.kind != f.kind or f.value <= 0:
             continue
-        if r.kind == "launches":
+        if r.kind in ("launches", "sms"):  # counts: exactly
             if r.value == f.value:
                 return True
             continue
@@ -230,6 +228,8 @@ def _why_not(c: Candidate, ctx: Context, cues: _Cues, several: frozenset[str] = 
             return "the traffic ratio, not a speedup"
         if f.topic == "speedup" and cues.topic == "traffic":
             return "a speedup, not the traffic ratio"
+    if f.kind == "ratio" and f.topic == "traffic" and cues.method is not None and cues.topic != "traffic":
+        return f"the traffic ratio, not a {cues.method} speedup"  # "the per-call number is 4.05x"
     if f.kind == "ratio" and f.ratio_of is not None and cues.faster is not None:
         slow, fast = f.ratio_of
         subject_side, other_side = (fast, slow) if cues.faster else (slow, fast)
@@ -354,6 +354,12 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
     shown = text[s.start:s.end]
     base = FoundNumber(text=shown, value=s.value, unit=s.unit, kind=s.kind, about=_about(ctx, True),
                        span=(s.start, s.end))
+    if kinds == {"sms"}:  # the device's SM count (recognised, no credit on its own, as an input's size), or a
+        # count of SMs the model does not hold ("131 SMs idle"): neither right nor wrong
+        device = next((c for c in book.of_kind(ctx.params, "sms") if _close(s, c.fact, rel)), None)
+        if device is None:
+            return base.model_copy(update={"verdict": "unchecked"})
+        return base.model_copy(update={"matches": device.fact.label, "verdict": "given"})
     hit = _best(s, fits, rel)
     if hit is not None:
         exact = _exactly_other(s, hit, [c for c in here if id(c) not in {id(f) for f in fits}])
@@ -392,6 +398,10 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
         other = _best(s, far, CLOSE)
         if other is not None:
             return base.model_copy(update={"verdict": "misattributed", "actually": other.fact.label})
+    other = _quoted_from_elsewhere(s, book, ctx.params)
+    if other is not None:
+        return base.model_copy(update={"verdict": "misattributed",
+                                       "actually": f"{other.fact.label} (another case's figure)"})
     per_kernel = _best(s, [c for c in wrong_kind if c.fact.per_kernel], rel)
     if per_kernel is not None:
         why = "one kernel's figure, not the whole call's"
@@ -415,6 +425,30 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
     return base
 
 
+#: kinds whose figures are sparse enough across a lesson's cases that a number equal to one of them (to within
+#: :data:`CLOSE`) was quoted from it: not ratios, shares or counts (a sweep is dense in those)
+_QUOTABLE = frozenset({"bytes", "time", "bandwidth", "flop_rate", "flops", "intensity"})
+
+
+def _quoted_from_elsewhere(s: Stated, book: FactBook, params: Mapping[str, ParamValue]) -> Candidate | None:
+    """A figure of another case (any variant) that a number matching nothing here equals to within rounding
+    (:data:`CLOSE`): the student quoted it (another size's time, another dtype's bytes) as this case's.
+    Bisection in the book's sorted figures: a number costs a logarithm, not a pass over every case."""
+    best: tuple[float, Candidate] | None = None
+    for r in s.readings:
+        if r.kind not in _QUOTABLE or r.value <= 0 or s.low is not None:
+            continue
+        values, cands = book.anywhere(r.kind)
+        i = bisect.bisect_left(values, r.value / (1 + CLOSE))
+        while i < len(values) and values[i] <= r.value * (1 + CLOSE):
+            c = cands[i]
+            err = abs(r.value - c.fact.value) / c.fact.value
+            if err <= CLOSE and dict(c.fact.params or {}) != dict(params) and (best is None or err < best[0]):
+                best = (err, c)
+            i += 1
+    return best[1] if best else None
+
+
 def _back(f: FoundNumber, original: str, origin: list[int]) -> FoundNumber:
     """A finding in the normalised text, pointed back at what the student wrote."""
     if f.span is None:
@@ -435,22 +469,38 @@ def missing_parts(text: str, found: list[FoundNumber], ex: ExplanationSpec) -> l
     """What the cell asks (its ``parts``) that the answer leaves out: no word of the part and no right figure
     of its kinds."""
     credited = {f.kind for f in found if f.verdict == "match"}
+    own = _QUOTED.sub("", text)  # a quoted prompt names every part: only the answer's own words count
     return [p.asks for p in ex.parts
-            if not any(re.search(w, text, re.I) for w in p.words) and not credited & set(p.kinds)]
+            if not any(re.search(w, own, re.I) for w in p.words) and not credited & set(p.kinds)]
+
+
+_QUOTED = named('part.quoted_prompt',
+    "a markdown quote (a line opening with '>'): the prompt quoted back, not the answer's own words",
+        ('> explain why the 1024 multiply', '  > Why TF32'),
+        ('the speedup > 1', 'a -> b'))(r"^[ \t]*>.*$", re.M)
+
+
+#: a TA gives full credit to a long answer with one slip among many right figures: one misattributed or
+#: unmatched number is forgiven per this many distinct right facts (measured on the held-out sets: without it,
+#: any slip capped a full answer at partial)
+SLIPS_PER_FACTS = 8
 
 
 def suggest(found: list[FoundNumber], wrong_conclusions: int = 0, missing: int = 0) -> tuple[float, int]:
     """(suggested fraction, distinct derived facts). Each distinct fact of the model or reference stated
     right is worth a quarter after the first (one right: half credit; three: full); a misattributed or
-    unmatched number takes a quarter back and full credit needs none of them; input sizes count nothing.
+    unmatched number takes a quarter back and full credit needs none of them, save one slip forgiven per
+    :data:`SLIPS_PER_FACTS` right facts; input sizes count nothing.
     A conclusion drawn in words that the reference contradicts ("the fused call is faster per call" where it
     is slower) costs like a wrong number and caps the suggestion at half: right figures around a wrong
     conclusion are not a right explanation. Each part of the asked explanation left out (``missing``) costs
     a quarter, and full credit needs none."""
     derived = {f.matches for f in found if f.verdict == "match"}
-    bad = sum(f.verdict in ("misattributed", "unmatched") for f in found) + wrong_conclusions + missing
+    slips = sum(f.verdict in ("misattributed", "unmatched") for f in found)
     if not derived:
         return 0.0, 0
+    slips = max(0, slips - len(derived) // SLIPS_PER_FACTS)
+    bad = slips + wrong_conclusions + missing
     fraction = min(1.0, 0.25 + 0.25 * len(derived)) - 0.25 * bad
     if bad:
         fraction = min(fraction, 0.75)
@@ -462,6 +512,8 @@ def suggest(found: list[FoundNumber], wrong_conclusions: int = 0, missing: int =
 def _describe(f: FoundNumber) -> str:
     if f.verdict == "match":
         return f"{f.text} (= {f.matches} ✓)"
+    if f.verdict == "given" and f.kind == "sms":
+        return f"{f.text} (= {f.matches}: a fact of the device, no credit on its own)"
     if f.verdict == "given":
         return f"{f.text} (= {f.matches}: restates the problem)"
     if f.verdict == "misattributed":
@@ -485,6 +537,9 @@ def grade_explanation(
     framed = frame(text, spec.workload)
     found = [_back(judge(a, book, text, rel_tol, ix), original, origin)
              for a in attribute(text, spec.workload, case, book.known_cases(), framed)]
+    # a count of SMs other than the device's ("131 SMs idle", "64 SMs busy") is no figure the model or the
+    # reference holds: not reported
+    found = [f for f in found if not (f.kind == "sms" and f.verdict == "unchecked")]
     drawn = conclusions(text, framed.masked, framed.sentences, framed.names, spec.workload, case, ref)
     drawn += misconceptions(framed.masked, framed.sentences, framed.names, ref, case)
     wrong = [c for c in drawn if not c.right]

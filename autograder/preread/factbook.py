@@ -76,9 +76,10 @@ TRAFFIC_SHARE = (r"\b(?:traffic|bytes|data|memory|Verkehr|Datenverkehr|Bytes|tr�
                  r"données|octets)\b")
 
 
-#: a device's ceiling only where the sentence speaks of one (else "this kernel runs at 4 TB/s" would match it)
-CEILING = (r"\b(?:rooflines?|peaks?|peaking|copy|ceilings?|theoretical|spec|hbm|limits?|max(?:imum)?|ridge|balance|"
-           r"knee|"
+#: a device's ceiling only where the sentence speaks of one (else "this kernel runs at 4 TB/s" would match it);
+#: a subscript names it too ("I_ridge ≈ 184", "P_peak")
+CEILING = (r"(?:\b|(?<=_))(?:rooflines?|peaks?|peaking|copy|ceilings?|theoretical|spec|hbm|limits?|max(?:imum)?|"
+           r"ridge|balance|knee|"
            r"machine|"
            # German, Spanish, French, Portuguese: Spitze, Grenze, techo, pico, plafond, pic, point d'inflexion, teto
            r"spitze\w*|grenze|obergrenze|knick\w*|dach\w*|techo|pico|l[íi]mite|plafond|pic|inflexion|inflexi[óo]n|teto|"
@@ -88,6 +89,10 @@ CEILING = (r"\b(?:rooflines?|peaks?|peaking|copy|ceilings?|theoretical|spec|hbm|
 COPY = (r"\b(?:copy|bandwidth|roofline|memory|hbm|[gt]b/s|copie|copia|cópia|kopier\w*|bande passante|ancho de banda|"
         r"Bandbreite|largura de banda|mémoire|memoria|memória|Speicher)")
 COMPUTE = r"\b(?:peak|tensor|compute|matmul|mma)|flop"
+#: a share written as a percentage or named a share: of the ceiling that binds the kernel, when the sentence
+#: names no ceiling
+PERCENT = (r"%|\b(?:percent|per ?cent|pct|prozent|por ?ciento|pour ?cent|por ?cento|fraction|share|Anteil|"
+           r"fracci[óo]n|fração|fração|frazione|quota)\b")
 
 
 @dataclass(frozen=True)
@@ -120,6 +125,7 @@ class FactBook:
     _known: list[dict[str, ParamValue]] | None = None
     _pairs: frozenset[frozenset[str]] | None = None
     _by_kind: dict[tuple[tuple[tuple[str, ParamValue], ...], str], list[Candidate]] = field(default_factory=dict)
+    _sorted: dict[str, tuple[list[float], list[Candidate]]] = field(default_factory=dict)
 
     def at(self, params: Mapping[str, ParamValue]) -> list[Candidate]:
         """The facts of the case ``params`` (empty if the workload has no model there)."""
@@ -134,6 +140,17 @@ class FactBook:
         if key not in self._by_kind:
             self._by_kind[key] = [c for c in self.at(params) if c.fact.kind == kind]
         return self._by_kind[key]
+
+    def anywhere(self, kind: str) -> tuple[list[float], list[Candidate]]:
+        """Every measured or modelled figure of one kind at every known case (inputs, one kernel's figures and
+        figures that need their words, per element or a share, aside), sorted by value: where a number quoted
+        from another case is looked up by bisection."""
+        if kind not in self._sorted:
+            cands = sorted((c for params in self.known_cases() for c in self.of_kind(params, kind)
+                            if not c.fact.given and not c.fact.per_kernel and c.fact.params is not None
+                            and c.cue is None and c.fact.value > 0), key=lambda c: c.fact.value)
+            self._sorted[kind] = ([c.fact.value for c in cands], cands)
+        return self._sorted[kind]
 
     def compared_pairs(self) -> frozenset[frozenset[str]]:
         """The pairs of variants the lesson's quantities compare (a speedup of them is a figure it asks about)."""
@@ -248,16 +265,23 @@ class FactBook:
                 Candidate(Fact("bandwidth", m.achieved_gbps, f"{what} achieved bandwidth", v, params,
                                method=m.method)),
             ]
-            if ref.device.copy_gbps:
-                out.append(Candidate(Fact("fraction", m.achieved_gbps / ref.device.copy_gbps,
+            # the share of its own roofline (the larger of the two: the ceiling that binds it) is what "the
+            # multiply reaches 92 %" means without naming the ceiling; the other share needs its ceiling named
+            # ("half" alone is neither)
+            copy_share = m.achieved_gbps / ref.device.copy_gbps if ref.device.copy_gbps else None
+            compute_share = m.achieved_tflops / peak if m.flops and peak else None
+            binds = "compute" if compute_share is not None and compute_share > (copy_share or 0.0) else "copy"
+            if copy_share is not None:
+                out.append(Candidate(Fact("fraction", copy_share,
                                           f"{what} share of the copy roofline", v, params, topic="share",
-                                          method=m.method), COPY))
+                                          method=m.method), f"{COPY}|{PERCENT}" if binds == "copy" else COPY))
             if m.flops:
                 out.append(Candidate(Fact("flop_rate", m.achieved_tflops, f"{what} TFLOP/s", v, params,
                                           method=m.method)))
-                if peak:
-                    out.append(Candidate(Fact("fraction", m.achieved_tflops / peak, f"{what} share of the matmul peak",
-                                              v, params, topic="share", method=m.method), COMPUTE))
+                if compute_share is not None:
+                    out.append(Candidate(Fact("fraction", compute_share, f"{what} share of the matmul peak",
+                                              v, params, topic="share", method=m.method),
+                                         f"{COMPUTE}|{PERCENT}" if binds == "compute" else COMPUTE))
         for a in here:
             for b in peers:
                 if a is b or a.method != b.method or b.stats.median <= 0:
@@ -337,6 +361,8 @@ class FactBook:
         out = [Fact("bandwidth", dev.copy_gbps, f"{dev.name} copy roofline", topic="ceiling")]
         if dev.l2_bytes:
             out.append(Fact("bytes", dev.l2_bytes, f"{dev.name} L2 cache", topic="cache"))
+        if dev.sm_count:
+            out.append(Fact("sms", float(dev.sm_count), f"{dev.name} SM count", topic="device", given=True))
         for key, peak in sorted((getattr(dev, "peaks", None) or {}).items()):
             if key.startswith("matmul_tflops:"):
                 out.append(Fact("flop_rate", peak, f"{dev.name} matmul peak ({key.split(':', 1)[1]})", topic="ceiling"))

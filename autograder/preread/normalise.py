@@ -102,12 +102,16 @@ _NUMBER_WORDS = rule(
     "format.number_words",
     "an English number in words before a unit ('sixty-seven megabytes', 'two hundred and sixty-eight MB', "
     "'three point nine times'): written in digits (a lone small word before 'times' is the ratio rule's)",
-    rf"(?<![\d.,] )\b(?:{_FIRST})(?:(?:[\s-]+|\s+and\s+)(?:{_WORD})){{0,10}}"
+    rf"(?<![\d.,] )\b(?:{_FIRST}|a(?=\s+(?:hundred|thousand|million|billion)\b))"
+    rf"(?:(?:[\s-]+|\s+and\s+)(?:{_WORD})){{0,10}}"
+    rf"(?:\s+point(?:\s+(?:{_DIGIT_WORDS})){{1,6}}\b(?!\s+point)|"  # a decimal in words is a number by itself
     rf"(?:\s+point(?:\s+(?:{_DIGIT_WORDS})){{1,6}})?"
     r"(?=\s*(?:[kmgt]i?b\b|bytes?\b|(?:kilo|mega|giga)bytes?\b|µs|us\b|ms\b|(?:micro|milli|nano)?seconds?\b|"
-    r"[gt]b/s|[kmgtp]?flop|percent\b|per cent\b|%|times\b|x\b|×|-?fold\b))",
-    ("sixty-seven megabytes", "two hundred and sixty-eight MB", "three point nine times", "seventy-one µs"),
-    ("four kernels", "the two variants", "137 billion FLOP"),
+    r"[gt]b/s|[kmgtp]?flop|floating[- ]point operations\b|SMs?\b|percent\b|per cent\b|%|times\b|x\b|×|-?fold\b)))",
+    ("sixty-seven megabytes", "two hundred and sixty-eight MB", "three point nine times", "seventy-one µs",
+     "a hundred and thirty-seven billion floating point operations", "a hundred and thirty-two SMs",
+     "the wall speedup is zero point nine five"),
+    ("four kernels", "the two variants", "137 billion FLOP", "at one point the"),
 )
 
 
@@ -121,7 +125,7 @@ def _words_value(phrase: str) -> float | None:
         return None if base is None or not digits else base + float("0." + digits)
     total = current = 0
     for w in words:
-        if w == "and":
+        if w in ("and", "a"):  # "a hundred and thirty-two"
             continue
         if w in _SMALL:
             current += _SMALL[w]

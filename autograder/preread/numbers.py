@@ -39,9 +39,10 @@ _BYTES = {
     "kilobyte": 1e3, "kilobytes": 1e3, "megabyte": 1e6, "megabytes": 1e6, "gigabyte": 1e9, "gigabytes": 1e9,
     **_DECIMAL,
 }
-_BW = {"gb/s": 1.0, "tb/s": 1e3, "mb/s": 1e-3, "gib/s": 2**30 / 1e9, "tib/s": 2**40 / 1e9, "gbps": 1.0,
+_BW = {"b/s": 1e-9, "kb/s": 1e-6, "gb/s": 1.0, "tb/s": 1e3, "mb/s": 1e-3, "gib/s": 2**30 / 1e9, "tib/s": 2**40 / 1e9,
+       "gbps": 1.0,
        "gb per second": 1.0, "tb per second": 1e3}
-_RATE = {"pflop/s": 1e3, "tflop/s": 1.0, "gflop/s": 1e-3, "pflops": 1e3, "tflops": 1.0, "gflops": 1e-3}
+_RATE = {"flop/s": 1e-12, "pflop/s": 1e3, "tflop/s": 1.0, "gflop/s": 1e-3, "pflops": 1e3, "tflops": 1.0, "gflops": 1e-3}
 _COUNT = {"flop": 1.0, "kflop": 1e3, "mflop": 1e6, "gflop": 1e9, "tflop": 1e12, "pflop": 1e15}
 _TIME = {"ns": 1e-6, "nanoseconds": 1e-6, "µs": 1e-3, "μs": 1e-3, "us": 1e-3, "usec": 1e-3, "microseconds": 1e-3,
          "ms": 1.0, "msec": 1.0, "milliseconds": 1.0, "s": 1e3, "sec": 1e3, "seconds": 1e3,
@@ -125,7 +126,8 @@ def _bytes(unit: str) -> tuple[float, ...]:
 
 
 def _rate_or_count(unit: str) -> list[Reading]:
-    u = unit.lower().replace("flops", "flop").replace(" ", "").removesuffix("ec")
+    u = re.sub(r"^floating[- ]point operations$", "flop", unit.lower())
+    u = u.replace("flops", "flop").replace(" ", "").removesuffix("ec")
     if u.endswith("/s"):
         return [Reading("flop_rate", _RATE[u])]
     # "137 GFLOPS" is a count to some students and a rate to others
@@ -156,9 +158,9 @@ def _scales(kind: str, unit: str) -> list[Reading]:
 
 # (kind, pattern); the number is group 1, the unit group "u"; the first pattern to claim a span keeps it
 _UNITS: list[tuple[str, re.Pattern[str]]] = [
-    ("flop_rate", named('unit.flop_rate', 'a FLOP rate: TFLOP/s, GFLOPS, PFLOP / s',
-        ('788 TFLOP/s', '750 tflops', '1.2 PFLOP / s', '784.8 Tflop/sec', '350 TFLOPs/s'),
-        ('137 GFLOP',))(_N + _RANGE + r"[^\S\n]*(?P<u>[pgt]flops?\s?/\s?s(?:ec)?|[pgt]flops)" + _END, re.I)),
+    ("flop_rate", named('unit.flop_rate', 'a FLOP rate: TFLOP/s, GFLOPS, PFLOP / s, FLOP/s (in e-notation)',
+        ('788 TFLOP/s', '750 tflops', '1.2 PFLOP / s', '784.8 Tflop/sec', '350 TFLOPs/s', '3.46e14 FLOP/s'),
+        ('137 GFLOP',))(_N + _RANGE + r"[^\S\n]*(?P<u>[pgt]?flops?\s?/\s?s(?:ec)?|[pgt]flops)" + _END, re.I)),
     ("intensity", named('unit.intensity', 'arithmetic intensity: FLOP/byte, FLOP/B, FLOPs per byte',
         ('1365 FLOP/byte', '0.17 FLOP/B', '341 flops per byte', '341 FLOP/octet', '1/6 flop/byte', '1365 FLOP pro Byte',
          '341 FLOP por byte'),
@@ -167,12 +169,13 @@ _UNITS: list[tuple[str, re.Pattern[str]]] = [
         + _END, re.I)),
     ("flop_rate", named('unit.flop_count',
         "a count of FLOPs (GFLOP, MFLOP; 'GFLOPS' is read both as a count and a rate)",
-        ('137 GFLOP', '16.8 MFLOP', '84 MFLOPs'),
-        ('137 G',))(_N + _RANGE + r"[^\S\n]*(?P<u>[kmgtp]?flops?)" + _END, re.I)),
+        ('137 GFLOP', '16.8 MFLOP', '84 MFLOPs', '137000000000 floating point operations'),
+        ('137 G',))(_N + _RANGE + r"[^\S\n]*(?P<u>[kmgtp]?flops?|floating[- ]point operations)" + _END, re.I)),
     # "Go/s", "Mo" are French for GB/s and MB
-    ("bandwidth", named('unit.bandwidth', 'a bandwidth: GB/s, TB/s, GiB/s, Gbps, Go/s',
-        ('3777 GB/s', '4.2 TB/s', '3777 Go/s', '4 TB per second', '4180 GB/sec', '2039 GByte/s', '3.6 TB / s'),
-        ('3777 GB',))(_N + _RANGE + r"[^\S\n]*(?P<u>[gmt]i?(?:[bo]|bytes?)\s?/\s?s(?:ec)?|gbps|[gt]b per second)"
+    ("bandwidth", named('unit.bandwidth', 'a bandwidth: GB/s, TB/s, GiB/s, Gbps, Go/s, B/s (in e-notation)',
+        ('3777 GB/s', '4.2 TB/s', '3777 Go/s', '4 TB per second', '4180 GB/sec', '2039 GByte/s', '3.6 TB / s',
+         '3.88e12 B/s'),
+        ('3777 GB',))(_N + _RANGE + r"[^\S\n]*(?P<u>(?:[kgmt]i?)?(?:[bo]|bytes?)\s?/\s?s(?:ec)?|gbps|[gt]b per second)"
                       + _END,
                       re.I)),
     ("bytes", named('unit.bytes', 'a size in bytes: B, KB, MiB, GB, bytes, megabytes, octets, Mo',
@@ -195,10 +198,10 @@ _UNITS: list[tuple[str, re.Pattern[str]]] = [
     ("ratio", named('unit.ratio',
         "a factor: 4x, 3.9×, 4 times, 4-fold, 3,9-mal, 3 veces, 4 fois, 4 vezes; not '4096 x 4096' nor '3 × "
         "n²'",
-        ('4x', '3.9×', '4 times', '4-fold', '3.9-mal', '3.2 veces', '4 fois'),
+        ('4x', '3.9×', '4 times', '4-fold', '3.9-mal', '3.2 veces', '4 fois', '0.81× a 2^20'),
         ('4096 x 4096', '3 × n'))(
         _N + _RANGE + r"[^\S\n]*(?P<u>x|×|times|-fold|fold|-?mal|-?fach|veces|fois|vezes)(?![\w])(?!\s*[\d#])"
-        r"(?!\s*[A-Za-z](?![A-Za-zÀ-ÿ]))", re.I)),
+        r"(?!\s*(?!(?:a|à|e|y|o)\s)[A-Za-z](?![A-Za-zÀ-ÿ]))", re.I)),
 ]
 # "seven times faster", "four times the traffic", "twice as fast" (not "read four times": a count)
 _WORD_RATIO = named('number.word_ratio',
@@ -212,13 +215,25 @@ _WORD_RATIO = named('number.word_ratio',
 )
 _LAUNCHES = named('number.launches',
     "a count of kernels or launches: '4 kernels', 'one fused kernel', 'cuatro kernels', 'vier Kerneln'",
-        ('4 kernels', 'one fused kernel', 'a single launch', 'cuatro kernels', 'vier Kerneln'),
+        ('4 kernels', 'one fused kernel', 'a single launch', 'cuatro kernels', 'vier Kerneln', '4 lanci', '1 lancio',
+         '4 kernals', '5 kernles', '1 lanch', '4 launchs'),
         ('kernels',))(
     r"(?<![\w.])(\d+|" + _WORD_N[1:-1] + "|" + _OTHER_WORDS + r")[^\S\n]+(?:[\w.-]+[^\S\n]+){0,2}?"
-    r"(?P<u>kernels?|kerneln|launch(?:es)?|núcleos?|noyaux|noyau|lanzamientos?|lancements?|lançamentos?|Kernel-?Starts?|Starts)\b",
+    r"(?P<u>kernels?|kerneln|launch(?:es)?|núcleos?|noyaux|noyau|lanzamientos?|lancements?|lançamentos?|Kernel-?Starts?|Starts|"
+    # Italian, and the typos students make of the two nouns ("kernals", "kernles", "launchs", "lanch")
+    r"lanci|lancio|kern[ae]ls?|kernles|kenrels?|launchs|la?u?nch(?:e?s)?)\b",
     re.I,
 )
 # "4 vs 1" in a sentence about kernels: two launch counts; "…, so 4" right after: their ratio
+_SM_COUNT = rule(
+    "number.sm_count",
+    "a count of the GPU's streaming multiprocessors: '132 SMs', 'one SM out of 132', '1 SM of 132', '132 SM'",
+    r"(?<![\w.])(\d{2,4})\s*(?:SMs?|streaming multiprocessors?|multiprocesseurs|multiprocesadores)\b|"
+    r"\bSMs?\b[^.;:\d]{0,12}?\b(?:of|out of|von|de|sur|su|di|aus|entre)\s+(?:the\s+|its\s+|the\s+GPU's\s+)?"
+    r"(\d{2,4})\b(?![.,]\d)",
+    ("132 SMs", "a single SM out of 132", "1 SM of 132", "one SM de 132"),
+    ("4 SMs", "SM 90"),
+)
 _VS_PAIR = rule(
     "number.vs_pair",
     "two bare numbers compared ('4 vs 1') in a sentence about kernels or launches are two launch counts",
@@ -543,6 +558,13 @@ def extract(text: str) -> list[Stated]:
             add(Stated(m.group(0), m.start(), m.end(), unit.lower(), mid, readings,
                        low * scales[0].value if low is not None else None,
                        high * scales[0].value if high is not None else None))
+    for m in _SM_COUNT.finditer(text):
+        g = 1 if m.group(1) else 2
+        a, b = m.start(g), m.end(g)
+        if not taken.overlaps(a, b):
+            sms = float(m.group(g))
+            add(Stated(text[a:m.end()] if g == 1 else m.group(g), a, m.end() if g == 1 else b, "sms" if g == 1 else "",
+                       sms, (Reading("sms", sms),), unitless=g == 2))
     for m in _VS_PAIR.finditer(text):
         if not _KERNEL_WORDS.search(text[max(0, m.start() - 80):m.end() + 40]):
             continue

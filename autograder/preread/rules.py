@@ -14,6 +14,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .. import mentions
+
 __all__ = ["RULES", "Rule", "rule"]
 
 
@@ -87,11 +89,11 @@ RATIO_TIME = rule(
 RATIO_TRAFFIC = rule(
     "ratio.about_traffic",
     "a ratio said of bytes is the work model's traffic ratio, not a measured speedup",
-    r"traffic|bytes?\b|memory|moves?\b|moving|\bdata\b|Verkehr|Datenverkehr|tráfego|tráfico|trafic|"
-    r"octets|Bytes|datos|dados|données",
+    r"traffic|bytes?\b|memory(?![- ]?(?:bound|limited|time))|moves?\b|moving|\bdata\b|Verkehr|Datenverkehr|tráfego|"
+    r"tráfico|trafic|octets|Bytes|datos|dados|données",
     ("4x less traffic", "moves 4x fewer bytes", "the byte ratio is 4", "4-mal weniger Datenverkehr",
-     "4 fois moins de trafic"),
-    ("3.9x faster", "the GPU time", "the ratio is 4"),
+     "4 fois moins de trafic", "4x less memory traffic"),
+    ("3.9x faster", "the GPU time", "the ratio is 4", "add memory bound -> 7x", "compute time over memory time"),
 )
 DIRECTION_FASTER = rule(
     "direction.faster",
@@ -179,8 +181,6 @@ def named(name: str, purpose: str, examples: tuple[str, ...], counter: tuple[str
 # ---------------------------------------------------------------------------------------------- shared spellings
 # (defined in autograder/mentions.py, below this package, for the lessons' workloads; registered here)
 def _register_mentions() -> None:
-    from .. import mentions
-
     rule("case.dtype", "a dtype's name: fp16, bf16, 'half precision', tf32, fp32, fp64",
          mentions.DTYPE_WORDS, ("in fp16", "bf16 matmul", "half precision", "TF32", "plain fp32"), ("fp", "float"))
     rule("case.power_of_two", "a size written as a power of two (2^24, 2**24, 2^{24}, 2<sup>24</sup>), not bytes",

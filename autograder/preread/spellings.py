@@ -1,6 +1,7 @@
 """Other languages' words for the English words a lesson names its variants by ("fused" is "fusionada",
 "fusioniert", "fusionné"): a lesson declares its variants' English spellings (``variant_words``) and the
-pre-reader adds these, so an answer in German, Spanish, French or Portuguese names the same variants.
+pre-reader adds these, so an answer in German, Spanish, French or Portuguese names the same variants (and
+Italian: "il mio kernel" for a lesson whose student writes the kernel).
 
 Each translation is a named rule of :mod:`.rules` with its own examples; which English word it translates is
 its key. Lesson-agnostic: only words a lesson already uses are translated. Pure functions.
@@ -13,7 +14,7 @@ from collections.abc import Mapping
 
 from .rules import rule
 
-__all__ = ["TRANSLATIONS", "with_translations"]
+__all__ = ["TRANSLATIONS", "typos", "with_translations", "with_typos"]
 
 #: English word (as a lesson spells a variant) -> a pattern of its German, Spanish, French, Portuguese forms
 TRANSLATIONS: dict[str, str] = {
@@ -69,11 +70,18 @@ TRANSLATIONS: dict[str, str] = {
         ("die Addition", "la adición", "a adição", "la suma"),
         ("sumar", "la suma de"),
     ).pattern,
+    "my kernel": rule(
+        "spelling.my_kernel",
+        "'my kernel' (the student's own) in German, Spanish, French, Portuguese, Italian",
+        r"\b(?:mein(?:em|en)?\s+Kernel|mi\s+kernel|mon\s+(?:kernel|noyau)|meu\s+kernel|il\s+mio\s+kernel)\b",
+        ("mein Kernel", "mi kernel", "mon noyau", "meu kernel", "il mio kernel"),
+        ("my kernel", "un kernel"),
+    ).pattern,
 }
 #: the English forms of each translated word a lesson's spelling may match ("multiplication" is "multiply")
 _FORMS = {"unfused": ("unfused",), "composed": ("composed",), "fused": ("fused",), "compiled": ("compiled",),
           "library": ("library",), "multiply": ("multiply", "multiplication", "multiplies"),
-          "add": ("add", "addition", "adds")}
+          "add": ("add", "addition", "adds"), "my kernel": ("my kernel",)}
 
 
 def _translates(spelling: str, word: str) -> bool:
@@ -91,4 +99,38 @@ def with_translations(words: Mapping[str, tuple[str, ...]]) -> dict[str, tuple[s
         extra = tuple(p for w, p in TRANSLATIONS.items()
                       if w == variant or any(_translates(s, w) for s in spellings))
         out[variant] = (*spellings, *extra)
+    return out
+
+
+#: a plain word of a variant's spellings this long or longer is also read with one typo: two letters swapped
+#: ("compield"), or (from eight letters) one inner letter left out ("copiled"); a shorter word's typos are
+#: too often other words ("unused" for "unfused")
+TYPO_FROM = 7
+_PLAIN = rule(
+    "spelling.plain_word",
+    "a variant spelling that is one plain word (its typos are read too): 'compiled', 'composed', 'elementwise'",
+    r"^[a-zäöüßáéíóúàèçãõâêô]+$",
+    ("compiled", "elementwise", "composed"),
+    (r"torch\.compile", "primitive ops", "built-?in"),
+)
+
+
+def typos(word: str) -> list[str]:
+    """One-typo forms of ``word``: adjacent letters swapped, and an inner letter dropped (eight letters or
+    more); the first and last letters stay (a dropped one is another word: "compile")."""
+    out = {word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(1, len(word) - 2)}
+    if len(word) >= TYPO_FROM + 1:
+        out |= {word[:i] + word[i + 1:] for i in range(1, len(word) - 1)}
+    return sorted(out - {word})
+
+
+def with_typos(words: Mapping[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+    """Each variant's spellings with the one-typo forms of its plain words of :data:`TYPO_FROM` letters or more
+    (and of the variant's own name), unless a form is another variant's spelling."""
+    plain = {v: [w for w in (v, *ws) if len(w) >= TYPO_FROM and _PLAIN.fullmatch(w)] for v, ws in words.items()}
+    every = {w for ws in plain.values() for w in ws}
+    out = {}
+    for variant, spellings in words.items():
+        forms = sorted({t for w in plain[variant] for t in typos(w)} - every)
+        out[variant] = (*spellings, *([r"(?:" + "|".join(forms) + r")"] if forms else []))
     return out

@@ -35,7 +35,10 @@ def lessons():
 def _grade(entry, lessons):
     spec, ref = lessons[entry.lesson]
     ex = next(x for x in spec.explanations if x.grade_id == entry.grade_id)
-    return grade_explanation(entry.text, spec, ex, ref)
+    # this corpus's grades judge the figures, not the parts the prompt asks (README: full = 3 right figures and
+    # no wrong one), so it is read without the cell's parts; what a missing part costs is tested on its own
+    # (test_explanation_false_credits.py, test_explanation_parts.py)
+    return grade_explanation(entry.text, spec, ex.model_copy(update={"parts": []}), ref)
 
 
 LESSONS = sorted(p.parent.name for p in (REPO / "source").glob("*/lesson.toml"))
