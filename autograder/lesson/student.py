@@ -8,7 +8,10 @@ import secrets
 import sys
 from typing import TYPE_CHECKING, Any
 
+import torch
+
 from ..grading.student_kernel import kernel_task, student_measurements
+from ..kernels import measure_function
 from ..records import Case, render_params
 from ..workload import load_workload
 from ._output import show_ledger, show_text
@@ -22,9 +25,6 @@ __all__ = ["check_against_reference", "measure_student"]
 
 def check_against_reference(mode: StudentMode, fn: Any) -> str | None:
     """None when ``fn`` matches the workload's reference on every check case (fresh inputs), else why not."""
-    # start-up speed: torch only when a student's kernel is checked
-    import torch
-
     spec = mode.spec
     sv = spec.student_variant
     assert sv is not None and spec.folder is not None
@@ -75,9 +75,6 @@ def measure_student(mode: StudentMode, fn: Any) -> None:
     if problem is not None:
         show_text(f"✘ not measured: {problem}. Fix {sv.entry} and run its cell, then this one again.")
         return
-    # start-up speed: the kernel runner imports torch at module level
-    from ..kernels import measure_function
-
     task = kernel_task(spec, kind, "", secrets.randbits(31))
     try:
         results = measure_function(fn, task)

@@ -11,7 +11,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import torch
+
 from ..bench.derive import quantity_value
+from ..bench.fingerprint import cpu_model, device_key, fingerprint, pick_device
+from ..bench.harness import Harness
+from ..bench.runner import group_cases
+from ..bench.timing import TimingPolicy
 from ..errors import PredictionError
 from ..grading.values import check_value
 from ..kinds import Measurements, kind_of
@@ -43,12 +49,6 @@ class StudentMode(NotebookMode):
 
     # ------------------------------------------------------------------ device and ledger
     def _start_device(self) -> None:
-        # start-up speed: torch (and the bench modules that import it) only in the student's kernel, never in
-        # the validate or grading modes
-        import torch
-
-        from ..bench.fingerprint import cpu_model, device_key, pick_device
-
         self.torch_device = pick_device()
         if self.torch_device.type == "cpu" and self.spec.student_variant is not None:
             # a student's Triton kernel runs on a CPU only in Triton's interpreter (read when it is decorated)
@@ -163,12 +163,6 @@ class StudentMode(NotebookMode):
     # ------------------------------------------------------------------ measuring
     def _harness_for_device(self) -> Any:
         if self._harness is None:
-            # start-up speed: torch only when the student first measures
-            import torch
-
-            from ..bench.harness import Harness
-            from ..bench.timing import TimingPolicy
-
             l2 = None
             if self.torch_device.type == "cuda":
                 l2 = int(getattr(torch.cuda.get_device_properties(self.torch_device), "L2_cache_size", 0)) or None
@@ -179,9 +173,6 @@ class StudentMode(NotebookMode):
     def fingerprint(self) -> DeviceFingerprint:
         """This device's peaks (copy bandwidth, ...), measured once, for fraction-of-peak quantities."""
         if self._fp is None:
-            # start-up speed: torch only when a peak is first needed
-            from ..bench.fingerprint import fingerprint
-
             self._fp = fingerprint(self.torch_device)
         return self._fp
 
@@ -194,11 +185,6 @@ class StudentMode(NotebookMode):
     def _setup(self) -> dict[str, str]:
         """What per-call timings depend on, recorded with every measurement so that grading can say when
         the student's setup differs from the reference's (device, software releases, host CPU)."""
-        # start-up speed: torch (here already imported by the measurement this records)
-        import torch
-
-        from ..bench.fingerprint import cpu_model
-
         setup = {
             "device_key": self.device_key,
             "device_name": self.device_name,
@@ -271,9 +257,6 @@ class StudentMode(NotebookMode):
         show_ledger(self.spec.id, self.chain, "\n".join(lines), self.shown([m.case for m in ms]))
 
     def sweep(self, fixed: dict[str, ParamValue]) -> None:
-        # start-up speed: bench.runner imports torch at module level
-        from ..bench.runner import group_cases
-
         kind = self.kind
         cases = self.spec.grid_cases(kind, self.spec.substitute(kind, fixed))
         groups = group_cases(cases)

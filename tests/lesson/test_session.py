@@ -197,3 +197,24 @@ def test_a_lesson_declares_what_else_reveals_a_quantity(lesson_dir, capsys):
     toml.write_text(base + '\n[reveals]\n"wall_speedup@fp32,2^28" = [{ size = 16 }]\n', encoding="utf-8")
     assert any("[reveals] 'wall_speedup@fp32,2^28'" in p and "unknown: ['size']" in p
                for p in load_spec(lesson_dir).problems())
+
+
+def test_each_mode_is_its_own_object_and_names_itself(lesson_dir, monkeypatch, capsys):
+    """The facade hands every call to the object of its mode: validating says so (not "(grading)"), and
+    neither mode measures or writes a ledger."""
+    from autograder.lesson.grading_mode import GradingMode
+    from autograder.lesson.validate_mode import ValidateMode
+
+    for execution, mode, says in (
+        ("validate", ValidateMode, "(validating) device measurement skipped"),
+        ("autograde", GradingMode, "(grading) device measurement skipped"),
+    ):
+        monkeypatch.setenv("NBGRADER_EXECUTION", execution)
+        L = Lesson.load(lesson_dir)
+        assert type(L.mode) is mode
+        L.device()
+        L.measure("float16", 24)
+        out = capsys.readouterr().out
+        assert says in out
+        assert ("(grading)" not in out) if execution == "validate" else ("(validating)" not in out)
+    assert not (lesson_dir / ".04_fusion.ledger.json").exists()
