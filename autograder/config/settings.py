@@ -163,9 +163,12 @@ def _keys(model: type[BaseModel]) -> list[str]:
 
 
 def _plain(value: Any) -> Any:
-    """A traitlets Config section as plain dicts (what pydantic validates)."""
+    """A traitlets Config section as plain dicts and strings (what pydantic validates; a value given on the
+    command line is a traitlets ``DeferredConfigString``)."""
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, str):
+        return str(value)
     return value
 
 

@@ -68,11 +68,31 @@ def test_a_preprocessors_config_gives_the_same_settings(tmp_path):
     assert CourseSettings.from_config(cfg, REPO).root == REPO  # the folder given wins
 
 
+def test_command_line_values_arrive_as_text_and_are_validated(tmp_path):
+    """`nbgrader autograde --LessonGrading.device_of_record=cpu --LessonGrading.revised_penalty=0.3` hands the
+    preprocessors traitlets' deferred strings: the model parses them as it parses the file's values."""
+    from traitlets.config.loader import KVArgParseConfigLoader
+
+    cfg = KVArgParseConfigLoader(
+        ["--LessonGrading.device_of_record=cpu", "--LessonGrading.revised_penalty=0.3",
+         "--LessonGrading.use_student_gpu=False"]
+    ).load_config()
+    cfg.CourseDirectory.root = str(tmp_path)
+    p = CourseSettings.from_config(cfg).policy
+    assert (p.device_of_record, p.revised_penalty, p.use_student_gpu) == ("cpu", 0.3, False)
+    assert type(p.device_of_record) is str
+    cfg = KVArgParseConfigLoader(["--LessonGrading.revised_penalty=half"]).load_config()
+    with pytest.raises(ConfigError, match="c.LessonGrading.revised_penalty = 'half': Input should be a valid number"):
+        CourseSettings.from_config(cfg)
+
+
 @pytest.mark.parametrize(
     "line, says",
     [
         ("c.LessonGrading.revised_penalti = 0.3",
          "nbgrader_config.py: c.LessonGrading.revised_penalti is not a setting; did you mean revised_penalty?"),
+        ("c.LessonGrading.revised_penalty = 1.5",
+         "nbgrader_config.py: c.LessonGrading.revised_penalty = 1.5: Input should be less than or equal to 1"),
         ("c.LessonGrading.submission_deadlin = 3", "did you mean submission_deadline?"),
         ("c.LessonGrading.submission_deadline = -3",
          "c.LessonGrading.submission_deadline = -3: Input should be greater than or equal to 0"),
