@@ -39,8 +39,8 @@ c.CourseDirectory.db_url = f"sqlite:///{root / 'gradebook.db'}?timeout=60"
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback",
                             ".*.ledger.json", ".*.tmp", ".autograder_context.json"]
 
-# Course grading rules (read by the preprocessors and by `autograder grade` alike).
-c.LessonGrading.course_root = str(root)
+# Course grading rules (read by the preprocessors and by `autograder grade` alike, through one validated
+# model: autograder/config/settings.py; a misspelled key is an error naming it). Unset ones keep their default.
 c.LessonGrading.device_of_record = "nvidia-h200"
 c.LessonGrading.use_student_gpu = True
 c.LessonGrading.revised_after_measurement = "penalty"

@@ -11,19 +11,20 @@ key is an argument of its kind (see :mod:`autograder.kinds`).
 
 from __future__ import annotations
 
+import re
+import sys
 import tomllib
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, ValidationError, model_validator
 
 from .errors import AutograderError, LessonSpecError
+from .kinds import kind_of
 from .records import Case, ParamValue, Quantity
 from .records._base import Record
-
-if TYPE_CHECKING:
-    from .workload import Workload
+from .workload import Workload, grid, load_workload
 
 __all__ = ["SPEC_FILENAME", "ExplanationSpec", "KernelCredit", "LessonSpec", "StudentVariant", "load_spec"]
 
@@ -77,8 +78,6 @@ class ExplanationPart(Record):
 
     @model_validator(mode="after")
     def _checkable(self) -> ExplanationPart:
-        import re
-
         if not self.words and not self.kinds:
             raise ValueError(f"explanation part {self.id!r}: give words or kinds that show it is covered")
         for w in self.words:
@@ -212,8 +211,6 @@ class LessonSpec(Record):
     def about_student(self, q: Quantity) -> bool:
         """Whether ``q`` is a prediction about the student's own kernel (a case of the student variant):
         scored against the grader's measurement of that kernel, not the stored reference."""
-        from .kinds import kind_of
-
         sv = self.student_variant
         return sv is not None and any(c.variant == sv.variant for c in kind_of(q).cases(q))
 
@@ -223,8 +220,6 @@ class LessonSpec(Record):
 
     @cached_property
     def workload(self) -> Workload:
-        from .workload import load_workload
-
         if self.folder is None:
             raise LessonSpecError(f"lesson {self.id}: no folder known, cannot load its workload")
         return load_workload(self.folder, self.workload_file, self.id)
@@ -260,8 +255,6 @@ class LessonSpec(Record):
 
     def grid_cases(self, device_kind: DeviceKind, fixed: dict[str, ParamValue] | None = None) -> list[Case]:
         """The sweep's cases on this kind of device (optionally only those matching ``fixed``)."""
-        from .workload import grid
-
         out: dict[str, Case] = {}
         for g in self.sweep.get(device_kind, []):
             for params in grid(g.axes, g.zip):
@@ -275,8 +268,6 @@ class LessonSpec(Record):
     def revealed_by(self, device_kind: DeviceKind, cases: list[Case]) -> list[Quantity]:
         """The quantities (as ``device_kind`` runs them) that showing ``cases`` reveals: every case a
         quantity's kind derives it from (:meth:`Kind.reveals`), plus the lesson's ``[reveals]``."""
-        from .kinds import kind_of
-
         dev = self.devices.get(device_kind)
         out = []
         for q in self.for_device(device_kind).quantities:
@@ -287,8 +278,6 @@ class LessonSpec(Record):
 
     def cases(self, device_kind: DeviceKind) -> list[Case]:
         """Every case the reference measures on this kind of device: the sweep plus each quantity's."""
-        from .kinds import kind_of
-
         found = {c.key: c for c in self.grid_cases(device_kind)}
         student = self.student_variant.variant if self.student_variant is not None else None
         for q in self.for_device(device_kind).quantities:
@@ -299,8 +288,6 @@ class LessonSpec(Record):
 
     def problems(self) -> list[str]:
         """Disagreements between lesson.toml and the workload (unknown variants or parameters)."""
-        from .kinds import kind_of
-
         try:
             wl = self.workload
         except AutograderError as exc:
@@ -371,17 +358,13 @@ def _student_problems(sv: StudentVariant, wl: Workload) -> list[str]:
                 out.append(f"[student_variant] {where}: dtype {dtype!r} has no tolerances entry")
     if sv.performance is not None:
         try:
-            from .kinds import kind_of
-
-            kind_of(sv.performance).args(sv.performance)
+                kind_of(sv.performance).args(sv.performance)
         except AutograderError as exc:
             out.append(f"[student_variant] performance: {exc}")
     return out
 
 
 def _module_of(wl: Workload) -> Any:
-    import sys
-
     return sys.modules.get(type(wl).__module__)
 
 
@@ -414,8 +397,6 @@ def _grids(raw: Any) -> list[dict[str, Any]]:
 
 def load_spec(path: str | Path) -> LessonSpec:
     """Read a lesson spec from a ``lesson.toml`` file or the folder that holds one."""
-    from .kinds import kind_of
-
     p = Path(path)
     if p.is_dir():
         p = p / SPEC_FILENAME

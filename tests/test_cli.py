@@ -105,13 +105,16 @@ def test_bench_option_errors_are_one_line_and_store_nothing(args, says, repo, tm
 @pytest.mark.parametrize(
     "line, needle",
     [
-        ('c.LessonGrading.revised_penalty = "half"', "revised_penalty = 'half' is not valid: expected a float"),
+        ('c.LessonGrading.revised_penalty = "half"', "revised_penalty = 'half': Input should be a valid number"),
         ("c.LessonGrading.revised_penalty = 1.5", "revised_penalty = 1.5: Input should be less than or equal to 1"),
-        ('c.LessonGrading.revised_after_measurement = "harsh"', "expected any of ['flag', 'penalty', 'zero']"),
+        ('c.LessonGrading.revised_after_measurement = "harsh"', "Input should be 'flag', 'penalty' or 'zero'"),
         ("c.LessonGrading.revised_penalti = 0.3", "revised_penalti is not a setting; did you mean revised_penalty?"),
-        ('c.LessonGrading.started_over_after_measurement = "never"', "expected any of ['flag', 'penalty', 'zero']"),
-        ("c.LessonGrading.started_over_penalty = -1", "started_over_penalty = -1.0: Input should be greater than or equal to 0"),
+        ('c.LessonGrading.started_over_after_measurement = "never"', "Input should be 'flag', 'penalty' or 'zero'"),
+        ("c.LessonGrading.started_over_penalty = -1", "started_over_penalty = -1: Input should be greater than or equal to 0"),
         ("c.LessonGrading.started_over_penalti = 0.3", "did you mean started_over_penalty?"),
+        ("c.LessonGrading.course_root = '/tmp'", "c.LessonGrading.course_root is now c.CourseDirectory.root"),
+        ("c.SlurmGrading.shard_size = 0", "c.SlurmGrading.shard_size = 0: Input should be greater than or equal to 1"),
+        ("c.LessonGradng.revised_penalty = 0.3", "c.LessonGradng is not a section; did you mean c.LessonGrading?"),
     ],
 )
 def test_config_mistakes_are_one_line_and_exit_2(tmp_path, line, needle):

@@ -10,6 +10,7 @@ from typing import Literal
 import torch
 
 from ..errors import BenchmarkError
+from ..kinds import kind_of
 from ..records import Case, ParamValue, ReferenceRun
 from ..spec import LessonSpec
 from .derive import quantity_values
@@ -61,8 +62,6 @@ def run_reference(
     cases = spec.cases(kind)
     on_device = spec.for_device(kind)
     if sizes is not None:
-        from ..kinds import kind_of
-
         needed = {c.key for q in on_device.quantities for c in kind_of(q).cases(q)}
         cases = [c for c in cases if c.key in needed or c.params.get(wl.size_param) in set(sizes)]
     groups = group_cases(cases)

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 
@@ -61,7 +60,7 @@ def override_device(
             highlight=False,
         )
         force = True
-    return dataclasses.replace(settings, policy=policy), force
+    return settings.model_copy(update={"policy": policy}), force
 
 
 def regrade_if_moved(settings: CourseSettings, course: Course, assignment: str, force: bool) -> bool:

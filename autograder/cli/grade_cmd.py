@@ -11,12 +11,16 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from ..batch.fast import LocalRunner, Runner, grade_class
 from ..config import CourseSettings
 from ..course import Course
+from ..grading.policy import GradingPolicy
 from ..records import SubmissionGrade
 from ..reports.report import graded_against, plot_calibration, references_for, write_csv
 from ..storage.records_store import RecordStore
 from ..tables import print_table
 from ._common import CourseOpt, console, course_at, friendly_errors
 from ._views import course_table, print_student, summary_table
+
+#: the model's one default, shown in --help
+_DEADLINE = GradingPolicy.model_fields["submission_deadline_s"].default
 
 Executor = Literal["local", "slurm"]
 
@@ -37,7 +41,7 @@ def grade(
         float | None,
         typer.Option(
             help="Seconds per submission before its grading is stopped and recorded as grading_timeout "
-            "(default: c.LessonGrading.submission_deadline, 60; 0: none)."
+            f"(default: c.LessonGrading.submission_deadline, {_DEADLINE:g}; 0: none)."
         ),
     ] = None,
     executor: Annotated[

@@ -1,22 +1,23 @@
-"""The course's settings, read once from ``nbgrader_config.py``.
+"""The course's settings: one validated pydantic model, read once from ``nbgrader_config.py``.
 
-nbgrader's preprocessors configure themselves through traitlets (``c.LessonGrading.*``,
-``c.SlurmGrading.*``), the pure graders take a pydantic :class:`GradingPolicy`, and the gradebook is
-whatever ``c.CourseDirectory.db_url`` says. :class:`CourseSettings` bundles all of it so that a command
-or a preprocessor builds it once and every later step reads the same values: no second, hard-coded
-gradebook URL beside nbgrader's.
+:class:`CourseSettings` is the one object: where the course lives and its gradebook (nbgrader's own
+``c.CourseDirectory.root``, ``.db_url``, ``.course_id``), its grading rules (``c.LessonGrading.*``, a
+:class:`~autograder.grading.policy.GradingPolicy`) and where Slurm jobs go (``c.SlurmGrading.*``, a
+:class:`~autograder.config.slurm.SlurmSettings`). Every setting has its one default there. It is read through
+one source, :class:`NbgraderConfigSource` (the pattern of pydantic-settings' sources: a callable returning
+the dict the model validates), from the file or from the traitlets ``Config`` nbgrader hands a preprocessor.
+Unknown keys are refused by the models (``extra="forbid"``): a typo is one line naming the key and the file.
 """
 
 from __future__ import annotations
 
 import difflib
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from pydantic import ValidationError
-from traitlets import Bool, Dict, Enum, Float, Integer, TraitError, Unicode
-from traitlets.config import Config, Configurable
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
 from ..bench.store import ReferenceStore
@@ -26,120 +27,23 @@ from ..grading.policy import GradingPolicy
 from .slurm import SlurmSettings
 
 __all__ = [
+    "CONFIG_FILE",
     "CourseSettings",
-    "LessonGrading",
-    "SlurmGrading",
-    "check_config",
+    "NbgraderConfigSource",
     "default_db_url",
     "load_course_config",
 ]
 
+CONFIG_FILE = "nbgrader_config.py"
 
-class LessonGrading(Configurable):
-    course_root = Unicode("", help="Course root; default: the current directory.").tag(config=True)
-    device_of_record = Unicode("nvidia-h200", help="Reference device key predictions are graded on.").tag(config=True)
-    use_student_gpu = Bool(True, help="Grade on the student's own GPU model when a reference exists.").tag(config=True)
-    revised_after_measurement = Enum(
-        ["flag", "penalty", "zero"],
-        default_value="penalty",
-        help="What a prediction changed after its measurement costs.",
-    ).tag(config=True)
-    revised_penalty = Float(0.5, help="Fraction of credit kept under the 'penalty' policy.").tag(config=True)
-    started_over_after_measurement = Enum(
-        ["flag", "penalty", "zero"],
-        default_value="penalty",
-        help="What a prediction committed after starting over costs when its quantity was measured before "
-        "the restart (and its value differs from the one committed before measuring).",
-    ).tag(config=True)
-    started_over_penalty = Float(
-        0.5, help="Fraction of credit kept under the 'penalty' policy for starting over."
-    ).tag(config=True)
-    untrusted_chain = Enum(
-        ["zero", "flag"], default_value="zero", help="What a broken/forged commitment chain costs its predictions."
-    ).tag(config=True)
-    explanation_max_chars = Integer(
-        20_000, help="Characters of one explanation the pre-reader reads; beyond them the text is not read "
-        "and the record is flagged explanation_truncated.",
-    ).tag(config=True)
-    submission_deadline = Float(
-        60.0, help="Seconds `autograder grade` gives one submission; one that takes longer is stopped and "
-        "gets a record saying so (grading_timeout). 0: no deadline.",
-    ).tag(config=True)
-    preread_in_feedback = Bool(
-        True,
-        help="Show students the explanation pre-read in their feedback (below the instructor's comment, if "
-        "any); False: only the instructor's comment. Formgrader always shows it to the instructor.",
-    ).tag(config=True)
+#: the sections of nbgrader_config.py that are this project's, and the model each one is validated as
+SECTIONS: dict[str, type[BaseModel]] = {"LessonGrading": GradingPolicy, "SlurmGrading": SlurmSettings}
 
-    def course(self) -> Course:
-        return Course.at(self.course_root or os.getcwd())
+#: nbgrader's own section whose settings the course reads: model field -> CourseDirectory key
+COURSE_DIRECTORY = {"root": "root", "db_url": "db_url", "course_id": "course_id"}
 
-    def store(self) -> ReferenceStore:
-        return ReferenceStore(self.course().references)
-
-    def policy(self) -> GradingPolicy:
-        try:
-            return self._policy()
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            field = ".".join(str(p) for p in first["loc"])
-            raise ConfigError(
-                f"nbgrader_config.py: c.LessonGrading.{field} = {first.get('input')!r}: {first['msg']}"
-            ) from None
-
-    def _policy(self) -> GradingPolicy:
-        return GradingPolicy.model_validate(
-            {
-                "device_of_record": self.device_of_record,
-                "use_student_gpu": self.use_student_gpu,
-                "revised_after_measurement": self.revised_after_measurement,
-                "revised_penalty": self.revised_penalty,
-                "started_over_after_measurement": self.started_over_after_measurement,
-                "started_over_penalty": self.started_over_penalty,
-                "untrusted_chain": self.untrusted_chain,
-                "explanation_max_chars": self.explanation_max_chars,
-                "submission_deadline_s": self.submission_deadline,
-            }
-        )
-
-    def settings(self) -> CourseSettings:
-        """Everything else the same config says (the gradebook, Slurm) for this course."""
-        return CourseSettings.from_config(self.config, self.course_root or None)
-
-
-class SlurmGrading(Configurable):
-    """Where `autograder grade --executor slurm` sends its jobs (docs/slurm.md)."""
-
-    partition = Unicode("", help="Partition of the grading shards and the merge job.").tag(config=True)
-    account = Unicode("", help="Slurm account (--account).").tag(config=True)
-    bench_partition = Unicode("", help="Partition of the reference job (the GPU nodes).").tag(config=True)
-    bench_gres = Unicode("gpu:1", help="--gres of the reference job, e.g. gpu:h200:1.").tag(config=True)
-    grade_gres = Unicode("", help="--gres of grading shards (empty: CPU only).").tag(config=True)
-    shard_size = Integer(50, help="Fewest submissions per array task.").tag(config=True)
-    max_array_tasks = Integer(100, help="Most array tasks per class; larger classes get larger shards.").tag(
-        config=True
-    )
-    cpus_per_task = Integer(1, help="CPUs per task.").tag(config=True)
-    mem_gb = Float(4.0, help="Memory per task (GB).").tag(config=True)
-    timeout_min = Integer(60, help="Time limit per job (minutes).").tag(config=True)
-    folder = Unicode("", help="submitit log folder (default COURSE/.slurm/%j).").tag(config=True)
-    extra = Dict(help="More sbatch options, e.g. {'qos': 'teaching'}.").tag(config=True)
-
-    def settings(self) -> SlurmSettings:
-        return SlurmSettings(
-            partition=self.partition or None,
-            account=self.account or None,
-            bench_partition=self.bench_partition or None,
-            bench_gres=self.bench_gres,
-            grade_gres=self.grade_gres or None,
-            shard_size=self.shard_size,
-            max_array_tasks=self.max_array_tasks,
-            cpus_per_task=self.cpus_per_task,
-            mem_gb=self.mem_gb,
-            timeout_min=self.timeout_min,
-            folder=self.folder,
-            extra={str(k): str(v) for k, v in self.extra.items()},
-        )
+#: keys that moved: (section, old key) -> where the setting is written now
+MOVED = {("LessonGrading", "course_root"): "c.CourseDirectory.root"}
 
 
 def default_db_url(root: str | Path) -> str:
@@ -147,63 +51,130 @@ def default_db_url(root: str | Path) -> str:
     return f"sqlite:///{Path(root).resolve() / 'gradebook.db'}"
 
 
-@dataclass(frozen=True)
-class CourseSettings:
+class CourseSettings(BaseModel):
     """One course's settings: where it lives, its gradebook, its grading rules, its cluster."""
 
-    course: Course
-    db_url: str
-    course_id: str
-    policy: GradingPolicy
-    slurm: SlurmSettings
-    preread_in_feedback: bool = True
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+    root: Path = Field(default_factory=Path.cwd, description="course folder (c.CourseDirectory.root)")
+    db_url: str = Field(default="", description="nbgrader's gradebook; empty: COURSE/gradebook.db as nbgrader")
+    course_id: str = Field(default="", description="nbgrader's course id (c.CourseDirectory.course_id)")
+    policy: GradingPolicy = Field(default_factory=GradingPolicy, alias="LessonGrading")
+    slurm: SlurmSettings = Field(default_factory=SlurmSettings, alias="SlurmGrading")
+
+    @model_validator(mode="after")
+    def _resolved(self) -> CourseSettings:
+        root = self.root.resolve()
+        object.__setattr__(self, "root", root)
+        if not self.db_url:
+            object.__setattr__(self, "db_url", default_db_url(root))
+        return self
+
+    @property
+    def course(self) -> Course:
+        return Course.at(self.root)
+
+    @property
+    def preread_in_feedback(self) -> bool:
+        return self.policy.preread_in_feedback
+
+    def store(self) -> ReferenceStore:
+        """The course's stored references."""
+        return ReferenceStore(self.course.references)
 
     @classmethod
     def load(cls, root: str | Path | None = None) -> CourseSettings:
         """Read ``ROOT/nbgrader_config.py`` (the current directory by default)."""
-        root = Path(root or os.getcwd()).resolve()
-        return cls.from_config(load_course_config(root), root)
+        return cls.from_source(NbgraderConfigSource.file(root or os.getcwd()))
 
     @classmethod
     def from_config(cls, config: Config, root: str | Path | None = None) -> CourseSettings:
-        check_config(config)
-        lesson = LessonGrading(config=config)
-        course_dir = config.get("CourseDirectory", Config())
-        course = Course.at(root or lesson.course_root or course_dir.get("root") or os.getcwd())
-        return cls(
-            course=course,
-            db_url=str(course_dir.get("db_url") or default_db_url(course.root)),
-            course_id=str(course_dir.get("course_id") or ""),
-            policy=lesson.policy(),
-            slurm=SlurmGrading(config=config).settings(),
-            preread_in_feedback=lesson.preread_in_feedback,
-        )
+        """From a traitlets ``Config`` already loaded (a preprocessor's ``self.config``); ``root`` wins over
+        its ``c.CourseDirectory.root``."""
+        return cls.from_source(NbgraderConfigSource(config, root))
+
+    @classmethod
+    def from_source(cls, source: NbgraderConfigSource) -> CourseSettings:
+        try:
+            return cls.model_validate(source())
+        except ValidationError as exc:
+            raise ConfigError(source.explain(exc)) from None
 
 
-def check_config(config: Config) -> None:
-    """One clear line for a mistyped value or a misspelled setting name of this project's sections,
-    instead of a traitlets traceback (or, for a name, silence)."""
-    for section, cls in (("LessonGrading", LessonGrading), ("SlurmGrading", SlurmGrading)):
-        given = config.get(section, Config())
-        known = set(cls.class_trait_names(config=True))
-        for name, value in given.items():
-            if name not in known:
-                close = difflib.get_close_matches(name, sorted(known), n=1)
-                hint = f"; did you mean {close[0]}?" if close else f"; known: {', '.join(sorted(known))}"
-                raise ConfigError(f"nbgrader_config.py: c.{section}.{name} is not a setting{hint}")
-            try:
-                cls(config=Config({section: {name: value}}))
-            except TraitError as exc:
-                reason = str(exc).split(" expected ", 1)[-1].rstrip(".")
-                raise ConfigError(
-                    f"nbgrader_config.py: c.{section}.{name} = {value!r} is not valid: expected {reason}"
-                ) from None
-    LessonGrading(config=config).policy()
+class NbgraderConfigSource:
+    """The settings source of :class:`CourseSettings` (in the pattern of pydantic-settings' sources: calling
+    it returns the dict the model validates): this project's sections of nbgrader_config.py as they are
+    written, and the three CourseDirectory settings the course reads. ``root`` (when given) is the course
+    folder whatever the config says: the folder the file was read from."""
+
+    def __init__(self, config: Config, root: str | Path | None = None, origin: str = CONFIG_FILE) -> None:
+        self.config = config
+        self.root = Path(root).resolve() if root is not None else None
+        self.origin = origin
+
+    @classmethod
+    def file(cls, root: str | Path) -> NbgraderConfigSource:
+        """``ROOT/nbgrader_config.py`` (no setting but the folder itself when the file is absent)."""
+        folder = Path(root).resolve()
+        return cls(load_course_config(folder), folder)
+
+    def __call__(self) -> dict[str, Any]:
+        self._refuse_moved_and_misspelled_sections()
+        data: dict[str, Any] = {
+            name: _plain(self.config[name]) for name in SECTIONS if name in self.config
+        }
+        course_dir = self.config.get("CourseDirectory", Config())
+        for field, key in COURSE_DIRECTORY.items():
+            if key in course_dir and course_dir[key] not in (None, ""):
+                data[field] = str(course_dir[key])
+        if self.root is not None:
+            data["root"] = self.root
+        return data
+
+    def _refuse_moved_and_misspelled_sections(self) -> None:
+        for (section, key), now in MOVED.items():
+            if key in self.config.get(section, {}):
+                raise ConfigError(f"{self.origin}: c.{section}.{key} is now {now}; write it there instead")
+        for name in self.config:
+            close = difflib.get_close_matches(name, list(SECTIONS), n=1, cutoff=0.85)
+            if close and close[0] != name:
+                raise ConfigError(f"{self.origin}: c.{name} is not a section; did you mean c.{close[0]}?")
+
+    def explain(self, exc: ValidationError) -> str:
+        """The first problem as one line naming the key as the file spells it."""
+        first = exc.errors()[0]
+        loc = [str(p) for p in first["loc"]]
+        section, key = (loc[0], ".".join(loc[1:])) if loc[0] in SECTIONS else ("CourseDirectory", loc[0])
+        if first["type"] == "extra_forbidden":
+            known = _keys(SECTIONS[section])
+            close = difflib.get_close_matches(key, known, n=1)
+            hint = f"; did you mean {close[0]}?" if close else f"; known: {', '.join(known)}"
+            return f"{self.origin}: c.{section}.{key} is not a setting{hint}"
+        return f"{self.origin}: c.{section}.{key} = {first.get('input')!r}: {first['msg']}"
+
+
+def _keys(model: type[BaseModel]) -> list[str]:
+    """The keys a section accepts, as nbgrader_config.py spells them."""
+    names: list[str] = []
+    for name, field in model.model_fields.items():
+        choices = getattr(field.validation_alias, "choices", None)
+        names.append(str(choices[-1]) if choices else name)
+    return sorted(names)
+
+
+def _plain(value: Any) -> Any:
+    """A traitlets Config section as plain dicts and strings (what pydantic validates; a value given on the
+    command line is a traitlets ``DeferredConfigString``)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, str):
+        return str(value)
+    return value
 
 
 def load_course_config(root: str | Path) -> Config:
     """The course's nbgrader_config.py as a traitlets Config (empty if the file is absent)."""
-    p = Path(root).resolve() / "nbgrader_config.py"
+    p = Path(root).resolve() / CONFIG_FILE
     if not p.exists():
         return Config()
     return PyFileConfigLoader(p.name, path=str(p.parent)).load_config()

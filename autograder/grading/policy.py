@@ -1,10 +1,11 @@
-"""Course-level grading rules, one pydantic model shared by every grading path."""
+"""Course-level grading rules, one pydantic model shared by every grading path: the ``c.LessonGrading``
+section of nbgrader_config.py (read by :class:`autograder.config.CourseSettings`), each rule's one default here."""
 
 from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import AliasChoices, Field
 
 from ..records._base import Record
 
@@ -34,6 +35,15 @@ class GradingPolicy(Record):
         "not read, and the record says so (explanation_truncated)",
     )
     submission_deadline_s: float = Field(
-        default=60.0, ge=0.0, description="seconds the fast batch gives one submission before it stops grading "
-        "it and records why (grading_timeout); 0: no deadline",
+        default=60.0,
+        ge=0.0,
+        # nbgrader_config.py spells it c.LessonGrading.submission_deadline
+        validation_alias=AliasChoices("submission_deadline_s", "submission_deadline"),
+        description="seconds the fast batch gives one submission before it stops grading it and records why "
+        "(grading_timeout); 0: no deadline (`autograder grade --deadline` overrides it)",
+    )
+    preread_in_feedback: bool = Field(
+        default=True,
+        description="show students the explanation pre-read in their feedback (below the instructor's comment, "
+        "if any); False: only the instructor's comment. Formgrader always shows it to the instructor",
     )

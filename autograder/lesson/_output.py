@@ -6,6 +6,12 @@ from typing import Any
 
 from ..records import LEDGER_MIME, LedgerEntry
 
+try:  # IPython is there wherever Jupyter is; without it (a plain script) the API prints
+    from IPython import get_ipython
+    from IPython.display import display
+except ImportError:  # pragma: no cover - every environment of this project has IPython
+    get_ipython = None
+
 __all__ = ["SHOWN_KEY", "ledger_bundle", "show_ledger", "show_text"]
 
 
@@ -15,12 +21,7 @@ SHOWN_KEY = "autograder_shown"
 
 
 def _display(bundle: dict[str, Any], metadata: dict[str, Any] | None = None) -> bool:
-    try:
-        from IPython import get_ipython
-        from IPython.display import display
-    except ImportError:
-        return False
-    if get_ipython() is None:
+    if get_ipython is None or get_ipython() is None:
         return False
     display(bundle, raw=True, metadata=metadata)
     return True

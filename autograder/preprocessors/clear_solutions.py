@@ -8,7 +8,7 @@ from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import ClearSolutions
 from traitlets import Dict
 
-from ..config import LessonGrading
+from ..config import CourseSettings
 from ..errors import LessonSpecError
 
 
@@ -25,7 +25,7 @@ class LessonClearSolutions(ClearSolutions):
     def preprocess(self, nb: NotebookNode, resources: ResourcesDict) -> tuple[NotebookNode, ResourcesDict]:
         assignment = resources.get("nbgrader", {}).get("assignment", "")
         try:
-            spec = LessonGrading(config=self.config).course().spec(assignment)
+            spec = CourseSettings.from_config(self.config).course.spec(assignment)
         except LessonSpecError:
             return super().preprocess(nb, resources)
         plain: dict[str, str] = dict(self.code_stub)  # type: ignore[has-type]

@@ -16,7 +16,7 @@ from nbgrader.api import Gradebook
 from nbgrader.preprocessors import GetGrades, NbGraderPreprocessor
 from traitlets import List
 
-from ..config import LessonGrading
+from ..config import CourseSettings
 from ..errors import LessonSpecError
 from ..storage.feedback import feedback_comment
 
@@ -28,10 +28,10 @@ class FeedbackPreRead(NbGraderPreprocessor):
     display_data_priority = List(GetGrades.class_traits()["display_data_priority"].default()).tag(config=True)
 
     def preprocess(self, nb: NotebookNode, resources: ResourcesDict) -> tuple[NotebookNode, ResourcesDict]:
-        settings = LessonGrading(config=self.config)
+        settings = CourseSettings.from_config(self.config)
         info = resources["nbgrader"]
         try:
-            settings.course().spec(info["assignment"])
+            settings.course.spec(info["assignment"])
         except LessonSpecError:
             return nb, resources
         with Gradebook(info["db_url"]) as gb:

@@ -20,7 +20,7 @@ from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, Enum, Integer, List, Unicode
 
-from ..config import LessonGrading
+from ..config import CourseSettings
 from ..errors import AutograderError, LessonSpecError
 from ..grading.execution import (
     apply_limits,
@@ -204,12 +204,12 @@ class LimitedExecute(Execute):
         if self.gpu_devices == "always":
             return True
         try:
-            return "cuda" in LessonGrading(config=self.config).course().spec(assignment).devices
+            return "cuda" in CourseSettings.from_config(self.config).course.spec(assignment).devices
         except LessonSpecError:
             return False
 
     def preprocess(self, nb: NotebookNode, resources: ResourcesDict, km: Any = None) -> Any:
-        course = LessonGrading(config=self.config).course()
+        course = CourseSettings.from_config(self.config).course
         protected = [
             p
             for p in (

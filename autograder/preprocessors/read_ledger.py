@@ -13,7 +13,7 @@ from nbconvert.exporters.exporter import ResourcesDict
 from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from ..config import LessonGrading
+from ..config import CourseSettings
 from ..errors import LessonSpecError
 from ..files.safe_read import open_submission
 from ..grading.reader import SubmissionReading
@@ -36,9 +36,9 @@ class ReadLedger(NbGraderPreprocessor):
     """
 
     def preprocess(self, nb: NotebookNode, resources: ResourcesDict) -> tuple[NotebookNode, ResourcesDict]:
-        settings = LessonGrading(config=self.config)
+        settings = CourseSettings.from_config(self.config)
         info = resources["nbgrader"]
-        course = settings.course()
+        course = settings.course
         try:
             spec = course.spec(info["assignment"])
         except LessonSpecError:
@@ -50,7 +50,7 @@ class ReadLedger(NbGraderPreprocessor):
         else:
             opened = open_submission(course.root, info["student"], info["assignment"], f"{info['notebook']}.ipynb")
             reading = read_opened(opened, spec, release)
-        policy = settings.policy()
+        policy = settings.policy
         refs = ReferenceSet(settings.store(), info["assignment"], policy)
         record = grade_reading(reading, spec, refs, policy, info["student"], release)
         nb.metadata[META_KEY] = {"reading": reading.model_dump(mode="json"), "record": record.model_dump(mode="json")}

@@ -9,7 +9,7 @@ from nbformat.notebooknode import NotebookNode
 from nbgrader.api import Gradebook
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from ..config import LessonGrading
+from ..config import CourseSettings
 from ..records import SubmissionGrade
 from ..storage.context import CONTEXT_FILENAME
 from ..storage.gradebook_sync import write_submission
@@ -41,7 +41,7 @@ class SaveGradingRecord(NbGraderPreprocessor):
                     "errors": [*record.errors, *execution.get("problems", [])],
                 }
             )
-        RecordStore(LessonGrading(config=self.config).course().records).save(record)
+        RecordStore(CourseSettings.from_config(self.config).course.records).save(record)
         with Gradebook(info["db_url"]) as gb:
             write_submission(gb, record, info["notebook"])
         return nb, resources

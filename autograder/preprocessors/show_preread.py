@@ -23,7 +23,7 @@ from nbconvert.preprocessors import Preprocessor
 from nbformat.notebooknode import NotebookNode
 from nbgrader import utils
 
-from ..config import LessonGrading
+from ..config import CourseSettings
 from ..errors import LessonSpecError
 from ..storage.feedback import formgrader_note
 
@@ -47,12 +47,12 @@ class ShowPreRead(Preprocessor):
     def preprocess(self, nb: NotebookNode, resources: ResourcesDict) -> tuple[NotebookNode, ResourcesDict]:
         if "nbgrader" in resources or not resources.get("submission_id"):
             return nb, resources  # not formgrader's submission view
-        settings = LessonGrading(config=self.config)
+        settings = CourseSettings.from_config(self.config)
         try:
-            settings.course().spec(str(resources.get("assignment_id", "")))
+            settings.course.spec(str(resources.get("assignment_id", "")))
         except LessonSpecError:
             return nb, resources
-        db_url = settings.settings().db_url
+        db_url = settings.db_url
         comments = _comments(db_url, str(resources["submission_id"]))
         cells: list[Any] = []
         for cell in nb.cells:

@@ -25,7 +25,7 @@ from nbconvert.exporters import NotebookExporter
 from nbconvert.exporters.exporter import ResourcesDict
 from nbformat.notebooknode import NotebookNode
 
-from ..config import LessonGrading
+from ..config import CourseSettings
 from ..errors import AutograderError, LessonSpecError
 from ..files.safe_read import open_submission
 from ..grading.reader import SubmissionReading, normalized_cells, parse_notebook_bytes, read_notebook_node
@@ -91,7 +91,7 @@ class SubmissionExporter(NotebookExporter):
         self, filename: str, resources: dict[str, Any] | None = None, **kw: Any
     ) -> tuple[NotebookNode, dict[str, Any]]:
         info = (resources or {}).get("nbgrader")
-        course = LessonGrading(config=self.config).course()
+        course = CourseSettings.from_config(self.config).course
         path = Path(os.path.abspath(filename))
         if not info or path.parent.parent.parent != course.submitted:
             return super().from_filename(filename, resources, **kw)  # nbgrader's own output (autograded/)

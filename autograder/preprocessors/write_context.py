@@ -6,7 +6,7 @@ from nbconvert.exporters.exporter import ResourcesDict
 from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from ..config import LessonGrading
+from ..config import CourseSettings
 from ..grading.reader import SubmissionReading
 from ..grading.references import ReferenceSet
 from ..records import SubmissionGrade
@@ -24,16 +24,16 @@ class WriteGradingContext(NbGraderPreprocessor):
         meta = grading_meta(nb)
         if "record" not in meta:
             return nb, resources
-        settings = LessonGrading(config=self.config)
+        settings = CourseSettings.from_config(self.config)
         reading = SubmissionReading.model_validate(meta["reading"])
-        refs = ReferenceSet(settings.store(), resources["nbgrader"]["assignment"], settings.policy())
+        refs = ReferenceSet(settings.store(), resources["nbgrader"]["assignment"], settings.policy)
         ref, note = refs.for_student(reading.student_device, reading.student_device_name, reading.student_meta)
         folder = resources.get("metadata", {}).get("path", ".")
         GradingContext(
             reading=reading,
             reference=ref,
             note=note,
-            policy=settings.policy(),
+            policy=settings.policy,
             record=SubmissionGrade.model_validate(meta["record"]),
         ).write(folder)
         return nb, resources

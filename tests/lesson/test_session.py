@@ -37,7 +37,7 @@ def test_commit_resume_and_revision(lesson_dir, capsys):
     # a kernel restart resumes the chain from the sidecar
     L2 = Lesson.load(lesson_dir)
     assert [e.hash for e in L2.chain] == [e.hash for e in L.chain]
-    L2._append("measurement", "wall_speedup@fp32,2^28", 0.5, meta={"device_key": "cpu"})
+    L2.mode._append("measurement", "wall_speedup@fp32,2^28", 0.5, meta={"device_key": "cpu"})
     capsys.readouterr()
     L2.predict("wall_speedup@fp32,2^28", 0.5, because="saw it")
     assert "revised_after_measurement" in capsys.readouterr().out
@@ -165,12 +165,12 @@ def test_a_shown_half_is_sealed_and_a_later_change_is_a_revision(lesson_dir, cap
     sealed = [e for e in L.chain if e.kind == "measurement"]
     assert [(e.quantity, e.value) for e in sealed] == [("fp32_vs_fp16@2^24", None)]
     assert "float32" in sealed[0].meta["shown"] and "2^24" in sealed[0].meta["shown"]
-    rows, _ = checklist(L._reading(), L.spec)
+    rows, _ = checklist(L.mode.reading(), L.spec)
     row = next(r for r in rows if r.quantity == "fp32_vs_fp16@2^24")
     assert row.state == "committed" and row.note == "you have seen part of it"
     L.predict("fp32_vs_fp16@2^24", "higher", because="fp32 gave a big speedup")
     assert committed_predictions(L.chain)["fp32_vs_fp16@2^24"].revised_after_measurement
-    rows, _ = checklist(L._reading(), L.spec)
+    rows, _ = checklist(L.mode.reading(), L.spec)
     assert next(r for r in rows if r.quantity == "fp32_vs_fp16@2^24").state == "revised"
 
 
@@ -197,3 +197,24 @@ def test_a_lesson_declares_what_else_reveals_a_quantity(lesson_dir, capsys):
     toml.write_text(base + '\n[reveals]\n"wall_speedup@fp32,2^28" = [{ size = 16 }]\n', encoding="utf-8")
     assert any("[reveals] 'wall_speedup@fp32,2^28'" in p and "unknown: ['size']" in p
                for p in load_spec(lesson_dir).problems())
+
+
+def test_each_mode_is_its_own_object_and_names_itself(lesson_dir, monkeypatch, capsys):
+    """The facade hands every call to the object of its mode: validating says so (not "(grading)"), and
+    neither mode measures or writes a ledger."""
+    from autograder.lesson.grading_mode import GradingMode
+    from autograder.lesson.validate_mode import ValidateMode
+
+    for execution, mode, says in (
+        ("validate", ValidateMode, "(validating) device measurement skipped"),
+        ("autograde", GradingMode, "(grading) device measurement skipped"),
+    ):
+        monkeypatch.setenv("NBGRADER_EXECUTION", execution)
+        L = Lesson.load(lesson_dir)
+        assert type(L.mode) is mode
+        L.device()
+        L.measure("float16", 24)
+        out = capsys.readouterr().out
+        assert says in out
+        assert ("(grading)" not in out) if execution == "validate" else ("(validating)" not in out)
+    assert not (lesson_dir / ".04_fusion.ledger.json").exists()

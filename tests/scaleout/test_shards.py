@@ -4,7 +4,7 @@ import pytest
 
 from autograder.batch.fast import LocalRunner
 from autograder.batch.shards import plan_shards
-from autograder.config import SlurmGrading
+from autograder.config import CourseSettings
 from autograder.config.slurm import SlurmSettings
 from autograder.scaleout.slurm import SlurmRunner
 
@@ -32,7 +32,7 @@ def test_slurm_settings_come_from_the_course_config():
     cfg = Config()
     cfg.SlurmGrading.max_array_tasks = 7
     cfg.SlurmGrading.shard_size = 3
-    s = SlurmGrading(config=cfg).settings()
+    s = CourseSettings.from_config(cfg).slurm
     assert (s.max_array_tasks, s.shard_size) == (7, 3)
 
 
