@@ -171,7 +171,7 @@ def main() -> None:
             f"# host {platform.node()} {platform.processor()} {os.cpu_count()} cores, "
             f"python {platform.python_version()}",
             "# seconds: " + ", ".join(f"{k} {v:.1f}" for k, v in t.items()),
-            f"# {len(texts)} distinct kernel texts among {len(kinds)} students (Slurm array tasks of {args.shard_size})",
+            f"# {len(texts)} distinct kernel texts among {len(kinds)} students (Slurm tasks of {args.shard_size})",
             f"# verdicts equal: {same_verdicts}/{len(kinds)}; largest difference of a total: {max_diff:.2f} points",
             ""]
     text = "\n".join(head + rows) + "\n"
