@@ -5,6 +5,7 @@ The gradebook is not among them: nbgrader_config.py's ``c.CourseDirectory.db_url
 
 from __future__ import annotations
 
+import difflib
 import os
 import shutil
 import subprocess
@@ -85,8 +86,6 @@ class Course:
         return sorted({p.parent.name for d in ("source", "release") for p in (self.root / d).glob("*/lesson.toml")})
 
     def _unknown(self, assignment: str) -> str:
-        import difflib
-
         known = self.lessons()
         if not (self.root / "nbgrader_config.py").exists():
             return (

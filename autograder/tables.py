@@ -43,18 +43,21 @@ class TextTable:
 
 
 def _longest_word(text: str) -> int:
+    # start-up speed: rich only when a table is printed
     from rich.cells import cell_len
 
     return max((cell_len(w) for w in text.split()), default=0)
 
 
 def _longest_line(text: str) -> int:
+    # start-up speed: rich only when a table is printed
     from rich.cells import cell_len
 
     return max((cell_len(line) for line in text.splitlines()), default=0)
 
 
 def _rich_table(table: TextTable, widths: Sequence[int]) -> Any:
+    # start-up speed: rich only when a table is printed
     from rich import box
     from rich.table import Table
     from rich.text import Text
@@ -77,6 +80,7 @@ def _rich_table(table: TextTable, widths: Sequence[int]) -> Any:
 
 def _overhead(table: TextTable) -> int:
     """Columns of borders and padding around the cells (measured: it depends on the style)."""
+    # start-up speed: rich only when a table is printed
     import io
 
     from rich.cells import cell_len
@@ -120,6 +124,7 @@ def print_table(console: Console, table: TextTable) -> None:
 
 
 def _print_stacked(console: Console, table: TextTable) -> None:
+    # start-up speed: rich only when a table is printed
     from rich.text import Text
 
     if table.title:

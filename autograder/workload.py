@@ -202,6 +202,7 @@ class Workload(abc.ABC):
 
 
 def _close(got: Any, want: Any, rtol: float, atol: float) -> bool:
+    # start-up speed: torch only when a workload checks or compiles (lesson authors import this module)
     import torch
 
     if isinstance(want, (tuple, list)):
@@ -244,6 +245,7 @@ def fresh_function(source: str, name: str, namespace: Mapping[str, Any] | None =
 
 def compile_fresh(source: str, name: str, namespace: Mapping[str, Any] | None = None, **options: Any) -> Any:
     """``torch.compile`` of a fresh function with static shapes, after clearing the compiler's caches."""
+    # start-up speed: torch only when a workload checks or compiles (lesson authors import this module)
     import torch
 
     torch.compiler.reset()

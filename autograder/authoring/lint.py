@@ -7,7 +7,9 @@ are what must still happen before students see it (a reference measured on the d
 from __future__ import annotations
 
 import ast
+import difflib
 import json
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -163,8 +165,6 @@ PEAK_NAMES = ("copy_gbps", *(f"matmul_tflops:{d}" for d in MATMUL_PEAK_DTYPES["c
 
 def unknown_peak(q: Quantity) -> str | None:
     """What to write instead, when ``q`` is a peak_fraction naming a ceiling the bench does not measure."""
-    import difflib
-
     if kind_of(q).name != "peak_fraction" or q.args.get("peak_case") is not None:
         return None
     peak = str(q.args.get("peak", "copy_gbps"))
@@ -219,8 +219,6 @@ def _wording(spec: LessonSpec) -> list[Finding]:
 def _toml_shape(path: Path) -> list[Finding]:
     """Mistakes in lesson.toml that would otherwise surface as a validation error: one line each, saying
     what to add or remove."""
-    import tomllib
-
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):

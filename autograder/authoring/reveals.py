@@ -202,6 +202,7 @@ def executed_reveals(folder: str | Path, timeout: int = 600) -> list[Finding]:
     """Run All on the blank release of the lesson in ``folder`` (``source/NAME``) in a real kernel, here:
     one finding per display that showed an unpredicted quantity, per revealing measurement that was not
     refused, per quantity sealed before it was predicted, and per cell that raised."""
+    # start-up speed: a Jupyter client only when a notebook is executed
     import nbformat
     from nbclient import NotebookClient
 

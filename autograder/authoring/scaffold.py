@@ -90,6 +90,7 @@ case = {{ dtype = "float32", log2_n = 20 }}
 
 
 def _notebook(name: str) -> str:
+    # start-up speed: nbformat only when a lesson is scaffolded
     import nbformat
 
     def meta(gid: str, solution: bool = False, points: float | None = None) -> dict[str, object]:

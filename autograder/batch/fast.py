@@ -98,6 +98,7 @@ def _parse_utc(text: str) -> datetime | None:
             return datetime.fromisoformat(text[:-4])
         except ValueError:
             pass
+    # start-up speed: dateutil only for a timestamp ISO parsing refused
     import dateutil.parser
     import dateutil.tz
 

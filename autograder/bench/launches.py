@@ -16,6 +16,7 @@ def profile_kernels(fn: Callable[..., object], x: tuple[torch.Tensor, ...], reps
     device = next(t.device for t in x if isinstance(t, torch.Tensor))
     if device.type != "cuda":
         return None
+    # start-up speed: torch's profiler only on a CUDA device
     from torch.autograd import DeviceType
     from torch.profiler import ProfilerActivity, profile
 

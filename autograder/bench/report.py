@@ -74,9 +74,11 @@ def quantity_table(run: ReferenceRun) -> TextTable:
 def plot_sweep(run: ReferenceRun, path: str | Path, size_param: str = "log2_n") -> Path:
     """Time and achieved rate vs size, one column per setting of the other parameters: both methods,
     every variant, with the copy roofline (and FLOP/s when the work model counts FLOPs)."""
+    # start-up speed: matplotlib only when a plot is drawn
     import matplotlib
 
     matplotlib.use("Agg")
+    # start-up speed: matplotlib only when a plot is drawn
     import matplotlib.pyplot as plt
 
     groups: dict[str, list[Measurement]] = {}

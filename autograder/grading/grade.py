@@ -134,7 +134,9 @@ def grade_submission(
         spec = spec.for_device(ref.device.kind)
     predictions = [grade_quantity(q.id, reading, spec, ref, note, policy) for q in spec.quantities]
     if spec.student_variant is not None:  # a kernel the student wrote: run, gated, measured (student_kernel.py)
-        predictions = grade_student_kernel(reading, spec, ref, note, policy, predictions, kernel_results(refs))
+        predictions = grade_student_kernel(
+            reading, spec, ref, note, policy, predictions, kernel_results(refs), grade_quantity
+        )
     explanations = [
         capped_explanation(reading.explanations.get(e.grade_id, ""), spec, e, ref, policy.explanation_max_chars)
         for e in spec.explanations

@@ -26,6 +26,7 @@ __all__ = [
     "MAX_NOTEBOOK_BYTES",
     "NOTEBOOK_KEYS",
     "SubmissionReading",
+    "answer_sources",
     "normalized_cells",
     "parse_notebook_bytes",
     "read_notebook_bytes",
@@ -356,8 +357,6 @@ def read_notebook_node(
         if e.kind in ("measurement", "genesis") and e.meta.get("device_key"):
             device, device_name = e.meta["device_key"], e.meta.get("device_name")
             meta = {k: str(v) for k, v in e.meta.items() if k != "method"}
-    from .student_kernel import answer_sources  # the code of a kernel the student wrote ([student_variant])
-
     return SubmissionReading(
         sha256=sha256,
         verdict=verdict,
@@ -408,3 +407,19 @@ def read_notebook_bytes(data: bytes, spec: LessonSpec, release: Any | None = Non
     if isinstance(raw, SubmissionReading):
         return raw
     return read_notebook_node(raw, spec, sha, release)
+
+
+def answer_sources(nb: Any, spec: LessonSpec, release: Any | None) -> dict[str, str]:
+    """grade_id -> the source of the student variant's answer cell, as both paths judge the notebook (the
+    first cell with that grade_id; :func:`normalized_cells` with the release)."""
+    sv = spec.student_variant
+    if sv is None or not isinstance(nb, dict):
+        return {}
+    cells = normalized_cells(nb, release) if release is not None else nb.get("cells", [])
+    for cell in cells if isinstance(cells, list) else []:
+        meta = cell.get("metadata", {}) if isinstance(cell, dict) else {}
+        nbg = meta.get("nbgrader", {}) if isinstance(meta, dict) else {}
+        if isinstance(nbg, dict) and nbg.get("grade_id") == sv.answer_cell and cell.get("cell_type") == "code":
+            src = cell.get("source", "")
+            return {sv.answer_cell: "".join(src) if isinstance(src, list) else str(src)}
+    return {}

@@ -12,22 +12,25 @@ The running itself (a child process, the sandbox, the anti-gaming checks, the ve
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
+import multiprocessing
+import multiprocessing.util
+import os
 import secrets
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ..files.atomic import atomic_write
+from ..kernels import KernelResult, KernelTask, Limits, WarmStart
 from ..kinds import Measurements, kind_of
 from ..records import Case, Measurement, PredictionGrade, QuantityValue, ReferenceRun
 from ..spec import LessonSpec, StudentVariant
 from .policy import GradingPolicy
-from .reader import SubmissionReading, normalized_cells
+from .reader import SubmissionReading, answer_sources
 from .references import ReferenceSet
-
-if TYPE_CHECKING:
-    from ..kernels import KernelResult, KernelTask, WarmStart
 
 __all__ = [
     "BLANK_REASON",
@@ -53,27 +56,9 @@ def kernel_results(refs: ReferenceSet) -> Path:
     return Path(refs.store.root).parent / RESULTS_FOLDER
 
 
-def answer_sources(nb: Any, spec: LessonSpec, release: Any | None) -> dict[str, str]:
-    """grade_id -> the source of the student variant's answer cell, as both paths judge the notebook (the
-    first cell with that grade_id; :func:`normalized_cells` with the release)."""
-    sv = spec.student_variant
-    if sv is None or not isinstance(nb, dict):
-        return {}
-    cells = normalized_cells(nb, release) if release is not None else nb.get("cells", [])
-    for cell in cells if isinstance(cells, list) else []:
-        meta = cell.get("metadata", {}) if isinstance(cell, dict) else {}
-        nbg = meta.get("nbgrader", {}) if isinstance(meta, dict) else {}
-        if isinstance(nbg, dict) and nbg.get("grade_id") == sv.answer_cell and cell.get("cell_type") == "code":
-            src = cell.get("source", "")
-            return {sv.answer_cell: "".join(src) if isinstance(src, list) else str(src)}
-    return {}
-
-
 def kernel_task(spec: LessonSpec, device: str, source: str, seed: int) -> KernelTask:
     """What :mod:`autograder.kernels` runs for one submission of ``spec``'s student variant on ``device``
     ("cuda" or "cpu"; the timed cases as that kind of device measures them, lesson.toml ``[devices]``)."""
-    from ..kernels import KernelTask
-
     sv = _variant(spec.for_device("cuda" if device == "cuda" else "cpu"))
     assert spec.folder is not None
     return KernelTask(
@@ -151,8 +136,6 @@ def cached_run(
     """``run(task)``, kept in ``folder`` under :func:`result_key`: the same submission graded again (by
     the other path, or after the batch was stopped) gets the same measurement and so the same grade. A
     sandbox failure or a timeout is not kept: the next run tries again."""
-    from ..kernels import KernelResult
-
     path = folder / f"{result_key(task)}.json" if folder is not None else None
     if path is not None and path.is_file():
         try:
@@ -162,26 +145,10 @@ def cached_run(
     result = run(task)
     if path is not None and result.verdict not in ("sandbox_failed", "timeout"):
         try:
-            _write_atomically(path, result.model_dump_json())
+            atomic_write(path, result.model_dump_json(), sync=False)
         except OSError:
             pass  # a read-only course: the grade stands, the next run measures again
     return result
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    """``text`` into ``path`` by a rename, so that a reader never sees half a result."""
-    import os
-    import tempfile
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def results_folder(results: Path, spec: LessonSpec, device_key: str) -> Path:
@@ -197,13 +164,6 @@ def warm_start() -> WarmStart:
     child while the next student's child is started ahead. The one left waiting when the process ends is
     killed (at exit, and when a multiprocessing worker of the batch finishes; if this process is killed,
     bubblewrap's --die-with-parent or the closed pipe ends it)."""
-    import atexit
-    import multiprocessing
-    import multiprocessing.util
-    import os
-
-    from ..kernels import WarmStart
-
     warm: WarmStart | None = _WARM.get("runner")
     if warm is None or _WARM.get("pid") != os.getpid():
         # a worker of the batch's process pool keeps one child ahead: the pool's workers already start side
@@ -218,8 +178,6 @@ def warm_start() -> WarmStart:
 def close_warm_start() -> None:
     """Kill the children started ahead by :func:`warm_start`, if any: for a caller done with grading kernels
     that goes on with other work (a process's exit does it anyway)."""
-    import os
-
     warm = _WARM.get("runner")
     if warm is not None and _WARM.get("pid") == os.getpid():
         warm.close()
@@ -230,8 +188,6 @@ def _run_submission(task: KernelTask) -> KernelResult:
 
 
 def _blank(sv: StudentVariant) -> KernelResult:
-    from ..kernels import KernelResult
-
     return KernelResult(
         verdict="no_entry", family="blank", reason=BLANK_REASON.format(entry=sv.entry), cases=(), seconds=0.0
     )
@@ -242,8 +198,6 @@ def run_for(
 ) -> KernelResult:
     """The grader's result of this submission's kernel on the reference's kind of device, within the
     course's deadline for one submission (the kernel's own verdict, ``timeout``, comes first)."""
-    from ..kernels import Limits
-
     sv = _variant(spec)
     source = reading.answers.get(sv.answer_cell, "")
     if not source.strip() or sv.answer_cell in reading.unanswered_cells:
@@ -257,6 +211,10 @@ def run_for(
     return cached_run(task, folder, _run_submission)
 
 
+#: how a prediction is graded: (quantity id, reading, spec, reference, note, policy) -> its grade
+Regrade = Callable[[str, SubmissionReading, LessonSpec, ReferenceRun, str, GradingPolicy], PredictionGrade]
+
+
 def grade_student_kernel(
     reading: SubmissionReading,
     spec: LessonSpec,
@@ -265,12 +223,12 @@ def grade_student_kernel(
     policy: GradingPolicy,
     predictions: list[PredictionGrade],
     results: Path | None,
+    regrade: Regrade,
 ) -> list[PredictionGrade]:
-    """``predictions`` with those about the student's kernel regraded against the grader's measurement of
-    it (or, where it is not correct, against nothing, each saying why), then its correctness and
-    performance credits (grade ids from ``[student_variant]``)."""
-    from .grade import grade_quantity
-
+    """``predictions`` with those about the student's kernel regraded (``regrade``: the one grading
+    function, :func:`autograder.grading.grade.grade_quantity`) against the grader's measurement of it (or,
+    where it is not correct, against nothing, each saying why), then its correctness and performance
+    credits (grade ids from ``[student_variant]``)."""
     sv = _variant(spec)
     result = run_for(reading, spec, ref, policy, results)
     ok = result.verdict == "ok"
@@ -288,7 +246,7 @@ def grade_student_kernel(
             out.append(g)
             continue
         if ok:
-            regraded = grade_quantity(g.quantity, reading, spec, ours, note, policy)
+            regraded = regrade(g.quantity, reading, spec, ours, note, policy)
             out.append(_measured_words(regraded, ref.device.name))
             continue
         out.append(

@@ -77,6 +77,7 @@ def plan_calls(calls: int, seed: int, case_index: int, extra: int = 3) -> tuple[
 
 
 def _load_workload(source: str, name: str) -> dict[str, Any]:
+    # lazy: the child's start is timed phase by phase; the parent imports this module without torch
     import types
 
     mod = types.ModuleType(name)
@@ -93,6 +94,7 @@ class _Child:
     """The child's state: captured timers, inputs, the message descriptor."""
 
     def __init__(self, fd: int, task: dict[str, Any]) -> None:
+        # lazy: the child's start is timed phase by phase; the parent imports this module without torch
         import _thread
         import statistics
         import threading
@@ -128,6 +130,7 @@ class _Child:
         self.threading = threading
 
     def _timing_functions(self) -> dict[str, Any]:
+        # lazy: the child's start is timed phase by phase; the parent imports this module without torch
         import statistics
         import time
 
@@ -307,6 +310,7 @@ def _time_case(child: _Child, fn: Callable[..., Any], warm: tuple[Any, ...], tim
 def _flusher(child: _Child) -> Any:
     if not child.cuda:
         return None
+    # lazy: the child's start is timed phase by phase; the parent imports this module without torch
     from autograder.bench.timing import L2Flusher  # bench's helper (CUDA only: a CPU has nothing to flush)
 
     l2 = int(getattr(child.torch.cuda.get_device_properties(child.device), "L2_cache_size", 0) or 0)
@@ -314,18 +318,21 @@ def _flusher(child: _Child) -> Any:
 
 
 def main(fd: int, idle_s: float = IDLE_S) -> None:
+    # lazy: the child's start is timed phase by phase; the parent imports this module without torch
     import faulthandler
     import gc
     import linecache
     import types
 
     faulthandler.enable()
+    # lazy: the child's start is timed phase by phase; the parent imports this module without torch
     import select
     import time
 
     # torch (and Triton, where installed) first: a child started ahead of its submission has them imported
     # while it waits for its task (no student code exists yet, nor any task)
     t_boot = time.perf_counter()
+    # lazy: the child's start is timed phase by phase; the parent imports this module without torch
     import importlib
 
     importlib.import_module("torch")

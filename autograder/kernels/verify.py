@@ -17,9 +17,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import torch
 
+from ..bench.fingerprint import copy_bandwidth
 from ..records import Case, Measurement, summarize
 from .child import call_seed, plan_calls
 from .models import CaseResult, KernelTask
@@ -87,8 +87,6 @@ def load_workload(path: Path) -> ModuleType:
 @functools.cache
 def copy_roofline_gbps(device: str) -> float:
     """The device's measured copy bandwidth (bench's fingerprint helper), once per process."""
-    from ..bench.fingerprint import copy_bandwidth
-
     return copy_bandwidth(torch.device(device))[0]
 
 
@@ -113,7 +111,10 @@ def _read(info: dict[str, Any], folder: Path) -> torch.Tensor | str:
     numel = math.prod(shape)
     if not path.is_file() or path.stat().st_size != numel * itemsize:
         return "the saved output does not have the size its description says"
-    raw = torch.from_numpy(np.fromfile(path, dtype=np.uint8))
+    buf = bytearray(numel * itemsize)  # read into one buffer (no numpy: a student's install may lack it)
+    with path.open("rb") as fh:
+        fh.readinto(buf)
+    raw = torch.frombuffer(buf, dtype=torch.uint8) if buf else torch.empty(0, dtype=torch.uint8)
     return (raw.view(torch.uint8 if dtype == torch.bool else dtype).reshape(shape)).to(dtype)
 
 

@@ -116,6 +116,7 @@ if __name__ == "__main__":
     del _install
     if sys.path and (sys.path[0] == "" or os.path.abspath(sys.path[0]) == os.getcwd()):
         del sys.path[0]  # as ipykernel_launcher does; InteractiveShellApp adds it back
+    # after the sandbox has set sys.path and the limits: the kernel itself starts here
     from ipykernel import kernelapp
 
     kernelapp.launch_new_instance()

@@ -11,6 +11,7 @@ hook saw even where the student's code caught it, a write into the course.
 from __future__ import annotations
 
 import functools
+import os
 import time
 from typing import Any
 
@@ -197,8 +198,6 @@ class LimitedExecute(Execute):
         return None
 
     def _lesson_gpu(self, assignment: str) -> bool:
-        import os
-
         if self.gpu_devices == "never" or not os.path.exists("/dev/nvidiactl"):
             return False
         if self.gpu_devices == "always":

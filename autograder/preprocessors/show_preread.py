@@ -31,6 +31,7 @@ NOTE_KEY = "autograder_note"
 
 
 def _comments(db_url: str, submission_id: str) -> dict[str, str | None]:
+    # start-up speed: nbgrader's ORM only when formgrader asks
     from nbgrader.api import Gradebook, MissingEntry
 
     with Gradebook(db_url) as gb:

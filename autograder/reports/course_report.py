@@ -42,6 +42,7 @@ class CourseScores:
 def read_course_scores(db_url: str, assignments: list[str]) -> CourseScores:
     """Scores of every submission of ``assignments`` as the gradebook holds them (nbgrader's own rule:
     a manual score, where given, replaces the auto score of that cell)."""
+    # start-up speed: nbgrader's ORM (SQLAlchemy) only when a gradebook is read
     from nbgrader.api import Gradebook, MissingEntry
 
     out = CourseScores(assignments=list(assignments))

@@ -164,6 +164,7 @@ def calibration_rows(
 def draw_calibration(ax: Any, rows: list[CalibrationRow]) -> Any:
     """Draw ``rows`` on ``ax`` (a log x axis): each quantity's own full-credit band shaded across its own
     row, each student a dot coloured by the credit it earned. Returns the last scatter (for a colour bar)."""
+    # start-up speed: matplotlib only when a plot is drawn
     from matplotlib.ticker import FixedLocator, NullFormatter
 
     sc = None
@@ -209,9 +210,11 @@ def plot_calibration(
     """How far each prediction was from the reference: one row per numeric quantity, x = predicted ÷
     reference on a log axis (1× = exact), each student a dot coloured by the credit it earned, and the
     quantity's own full-credit band shaded (:func:`calibration_rows`)."""
+    # start-up speed: matplotlib only when a plot is drawn
     import matplotlib
 
     matplotlib.use("Agg")
+    # start-up speed: matplotlib only when a plot is drawn
     import matplotlib.pyplot as plt
 
     rows = calibration_rows(records, spec, references)

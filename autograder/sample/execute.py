@@ -4,6 +4,8 @@ after measuring it (the case the commitment chain exists to catch)."""
 from __future__ import annotations
 
 import copy
+import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +19,6 @@ __all__ = ["copy_lesson_files", "run_as_student"]
 
 def copy_lesson_files(release_folder: str | Path, dest: str | Path) -> Path:
     """What a student's folder holds besides the notebook (lesson.toml, workload.py, data files)."""
-    import shutil
-
     out = Path(dest)
     out.mkdir(parents=True, exist_ok=True)
     for p in Path(release_folder).iterdir():
@@ -59,7 +59,5 @@ def run_as_student(
 
 def _reset_slot(src: str, q: str) -> str:
     """Turn an already-filled ``"q",\n    VALUE, because=..., `` slot back into the stub form."""
-    import re
-
     pat = re.compile(r'("' + re.escape(q) + r'",\s*\n\s*)(.*?), because=(".*?"|\'.*?\'),')
     return pat.sub(lambda m: m.group(1) + 'None, because="",  # <- your prediction', src, count=1)

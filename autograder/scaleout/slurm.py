@@ -33,6 +33,7 @@ Progress = Callable[[str, int, int], None]
 
 
 def _executor(settings: SlurmSettings, course: Course, gres: str | None, partition: str | None) -> Any:
+    # an optional dependency (the "slurm" extra): only when a Slurm executor is made
     import submitit
 
     folder = settings.folder or str(course.root / ".slurm" / "%j")

@@ -94,6 +94,7 @@ def _needs_manual(target: GradeTarget, manual_score: float | None) -> bool:
 def write_submission(gb: Gradebook, record: SubmissionGrade, notebook: str, timestamp: datetime | None = None) -> None:
     """Create or update the student's submission with the record's scores and comments, the way
     ``nbgrader autograde`` does it: one ORM round trip per row."""
+    # start-up speed: nbgrader's ORM and SQLAlchemy only when a gradebook is touched
     from nbgrader.api import MissingEntry
 
     gb.update_or_create_student(record.student)
@@ -136,6 +137,7 @@ def _writers_serialized(gb: Gradebook, db_url: str) -> Iterator[None]:
     writer must read after the first committed. SQLite: a file lock beside the database file (the database
     lives on this machine's or the course's file system); PostgreSQL / MySQL: a lock held by the server
     for the transaction, so graders on several machines serialize too."""
+    # start-up speed: nbgrader's ORM and SQLAlchemy only when a gradebook is touched
     from filelock import FileLock
     from sqlalchemy import text
     from sqlalchemy.engine import make_url
@@ -173,6 +175,7 @@ def write_gradebook(
     ``add_submission`` would create (a submission mirrors every notebook and cell of the assignment),
     holding the values SaveAutoGrades would write, inserting what is missing and updating only what
     differs. Idempotent: a rerun reads, finds nothing to change and writes nothing."""
+    # start-up speed: nbgrader's ORM and SQLAlchemy only when a gradebook is touched
     from nbgrader.api import Gradebook
 
     with warnings.catch_warnings():
@@ -193,12 +196,14 @@ def write_gradebook(
 def require_assignment(db_url: str, assignment: str) -> None:
     """Fail before grading, not after: the gradebook must exist and know the assignment (an SQLite file
     that is not there is not created by this check)."""
+    # start-up speed: nbgrader's ORM and SQLAlchemy only when a gradebook is touched
     from sqlalchemy.engine import make_url
 
     url = make_url(db_url)
     hint = f"run `nbgrader generate_assignment {assignment}` in the course first (or grade with --no-gradebook)"
     if url.get_backend_name() == "sqlite" and url.database and not os.path.exists(url.database):
         raise GradebookError(f"no gradebook at {url.database}: {hint}")
+    # start-up speed: nbgrader's ORM and SQLAlchemy only when a gradebook is touched
     from nbgrader.api import Gradebook, MissingEntry
 
     with Gradebook(db_url) as gb:
@@ -215,6 +220,7 @@ def _write(
     records: Sequence[GradebookEntry],
     timestamps: Mapping[str, datetime | None],
 ) -> GradebookWrite:
+    # start-up speed: nbgrader's ORM and SQLAlchemy only when a gradebook is touched
     from nbgrader.api import (
         Assignment,
         Comment,
@@ -343,6 +349,7 @@ def _write(
 def dump_rows(db_url: str, assignment: str) -> dict[str, dict[tuple[Any, ...], tuple[Any, ...]]]:
     """Every row one assignment's submissions own, keyed by what identifies it across databases
     (student, notebook, cell), valued by every column, ids first: what two writers must agree on."""
+    # start-up speed: nbgrader's ORM and SQLAlchemy only when a gradebook is touched
     from nbgrader.api import (
         Assignment,
         BaseCell,
@@ -424,6 +431,7 @@ def read_rows(db_url: str, assignment: str, notebook: str) -> dict[tuple[str, ..
 def manual_marks(db_url: str, record: SubmissionGrade) -> dict[str, tuple[float | None, str | None]]:
     """What the instructor gave this record's cells in the gradebook at ``db_url``: grade id -> (manual
     score, manual comment). Empty when there is no gradebook yet (never creates one) or it is not one."""
+    # start-up speed: nbgrader's ORM and SQLAlchemy only when a gradebook is touched
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import SQLAlchemyError
 

@@ -96,6 +96,9 @@ def test_sample_class_agrees_on_both_grading_paths(lessons_course, cpu_reference
         timeout=900,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
+    if (native.root / ".kernel_results").is_dir():  # a kernel the students wrote is measured once (its time
+        # varies from run to run): both paths grade that measurement, as a course's re-grade does
+        shutil.copytree(native.root / ".kernel_results", fast / ".kernel_results")
     result = grade_class(Course.at(fast), name, GradingPolicy(device_of_record="cpu"), workers=1)
     assert sorted(result.graded) == sorted(ids) and not result.failed
     notebook = Path(spec.notebook).stem
