@@ -298,7 +298,7 @@ def test_on_the_h200_probe_numbers_each_kernel_gets_what_a_ta_would_give(
     (folder / f"{result_key(task)}.json").write_text(_h200_result(case, H200_KERNEL_MS[name]).model_dump_json())
     policy = GradingPolicy()
     before = [grade_quantity(q.id, reading, spec, ref, "", policy) for q in spec.quantities]
-    g = {p.grade_id: p for p in grade_student_kernel(reading, spec, ref, "", policy, before, tmp_path)}
+    g = {p.grade_id: p for p in grade_student_kernel(reading, spec, ref, "", policy, before, tmp_path, grade_quantity)}
     assert g["grade_kernel_correct"].points == correct
     perf = g["grade_kernel_performance"].points
     assert (performance[0] <= perf <= performance[1]) if isinstance(performance, tuple) else perf == performance, (
