@@ -2,8 +2,8 @@
 # The answer key is what the student measures, checked on one GPU lease (device tool calls of <= 10 min).
 #   bash benchmarks/gpu_measurement_truth.sh OUTDIR STEP...
 # STEP is one of
-#   bench:LESSON       `autograder bench LESSON --processes 3`, each process kept in runs/LESSON/
-#   notebooks:LESSON   the released notebook run twice as a student (benchmarks/notebook_vs_bench.py),
+#   bench:LESSON[:N]   `autograder bench LESSON --processes N` (3), each process kept in runs/LESSON/
+#   notebooks:LESSON[:N] the released notebook run N times (2) as a student (benchmarks/notebook_vs_bench.py),
 #                      compared with the bench processes in runs/LESSON (this call's, or RUNS=DIR's)
 #   steady             benchmarks/gpu_steady_check.py over every lesson's sweep
 #   steady:LESSON      the same for one lesson (STEADY_TIMEOUT seconds, default 200): splits it across calls
@@ -27,13 +27,16 @@ mkdir -p "$work/runs"
   for step in "$@"; do
     echo "=== $step"
     case "$step" in
-      bench:*) lesson=${step#bench:}; rm -rf "$work/runs/$lesson"; mkdir -p "$work/runs/$lesson"
-        /usr/bin/time -f "$lesson bench: %e s wall (3 processes)" timeout 240 python3 -m autograder bench "$lesson" \
-          --processes 3 --out "$work/refs" --keep-runs "$work/runs/$lesson" --plot "$work/sweep-$lesson.png"
+      bench:*) lesson=${step#bench:}; n=3
+        case "$lesson" in *:*) n=${lesson#*:}; lesson=${lesson%%:*} ;; esac
+        rm -rf "$work/runs/$lesson"; mkdir -p "$work/runs/$lesson"
+        /usr/bin/time -f "$lesson bench: %e s wall ($n processes)" timeout $((80 * n + 40)) python3 -m autograder bench \
+          "$lesson" --processes "$n" --out "$work/refs" --keep-runs "$work/runs/$lesson" --plot "$work/sweep-$lesson.png"
         echo "$lesson bench exit: $?" ;;
-      notebooks:*) lesson=${step#notebooks:}
-        timeout 400 python3 benchmarks/notebook_vs_bench.py "$work/nvb-$lesson" --runs 2 --lesson "$lesson" \
-          --bench-runs "$work/runs"
+      notebooks:*) lesson=${step#notebooks:}; n=2
+        case "$lesson" in *:*) n=${lesson#*:}; lesson=${lesson%%:*} ;; esac
+        timeout $((60 * n + 200)) python3 benchmarks/notebook_vs_bench.py "$work/nvb-$lesson" --runs "$n" \
+          --lesson "$lesson" --bench-runs "$work/runs"
         echo "$lesson notebooks exit: $?" ;;
       steady) timeout 520 python3 benchmarks/gpu_steady_check.py "$work/steady"; echo "steady check exit: $?" ;;
       steady:*) lesson=${step#steady:}

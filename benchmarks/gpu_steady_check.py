@@ -4,7 +4,9 @@
 
 For each lesson (default: every folder of source/) and each point of its CUDA sweep, in one process: the
 harness measures the point as a reference run does (steady clocks first, pinned timing thread, gpu_time),
-then a probe times the same case again in a fresh CUDA graph, 30 replays, and keeps the *best* one.  A
+then a probe times the same case again in a fresh CUDA graph of as many calls as the harness's sample held
+(for a 1 µs kernel the graph's length, not the clock, moves the per-call time by several per cent), 30
+replays, and keeps the *best* one.  A
 point passes when the harness median is within 5 % of the probe's best (a median measured while the GPU
 clocks were still low, or under throttling, sits far above it).  The SM clock is read after each.
 Writes OUTDIR/steady_check.md and .json; exits 1 if any point fails.
@@ -53,7 +55,8 @@ def check_lesson(lesson: str) -> list[dict[str, Any]]:
                 fn = wl.build(v, params)
                 fn(*x)
                 with pinned_host(dev, probe_policy):
-                    samples, _, _ = gpu_time(fn, x, probe_policy, l2, wl.work(v, params).footprint)
+                    samples, _, _ = gpu_time(fn, x, probe_policy, l2, wl.work(v, params).footprint,
+                                              calls=m.calls_per_sample)
             best = min(samples)
             off = m.median_ms / best - 1.0
             rows.append(
@@ -62,6 +65,7 @@ def check_lesson(lesson: str) -> list[dict[str, Any]]:
                     "case": m.case.key,
                     "harness_median_ms": round(m.median_ms, 6),
                     "probe_best_ms": round(best, 6),
+                    "calls_per_sample": m.calls_per_sample,
                     "off": round(off, 4),
                     "pass": abs(off) <= LIMIT,
                     "sm_clock_harness": m.sm_clock_mhz,

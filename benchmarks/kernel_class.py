@@ -11,9 +11,11 @@ one, a blank one and kernels of the hostile suite (tests/kernels/hostile: cached
 lazy outputs, threads, a special-cased shape, lowered precision, a segfault, network access). Then
 `autograder grade 06_fused_kernel` runs with ``--executor`` (slurm: `SlurmGrading.grade_gres = "gpu:1"` on a
 CUDA node, so every shard gets a GPU of its own) and, in a copy of the course with no records and no
-stored kernel results, with the local executor. Printed and written to OUT/kernel-class.md: per student the
+stored kernel results, with the local executor, and in a third copy (C) with A's stored kernel results (what a
+re-grade does). Printed and written to OUT/kernel-class.md: per student the
 kernel, both verdicts and totals; every correctness and verdict must agree exactly; points that depend on
-the measured time may differ by the device's noise (the table says by how much).
+the measured time may differ by the device's noise (the table says by how much); C's records and gradebook rows
+must be identical to A's.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ sys.path.insert(0, str(REPO))
 
 import nbformat
 
+from autograder.config.settings import CourseSettings
+from autograder.storage.gradebook_sync import read_rows
 from tests.kernels.conftest import source_of
 
 LESSON = "06_fused_kernel"
@@ -78,6 +82,16 @@ def records(course: Path) -> dict[str, dict]:
     for p in sorted((course / "records" / LESSON).glob("*.json")):
         out[p.stem] = json.loads(p.read_text(encoding="utf-8"))
     return out
+
+
+def _comparable(rec: dict | None) -> dict | None:
+    """A record without the moment it was written."""
+    return None if rec is None else {k: v for k, v in rec.items() if k != "graded_at"}
+
+
+def gradebook(course: Path) -> dict:
+    """The course's gradebook rows of the lesson, as nbgrader's gradebook holds them."""
+    return read_rows(CourseSettings.load(course).db_url, LESSON, LESSON)
 
 
 def summary(rec: dict) -> tuple[float, str, dict[str, float]]:
@@ -153,9 +167,19 @@ def main() -> None:
         nbformat.write(nb, nbp)
     local = out / "course-local"
     shutil.copytree(course, local, ignore=shutil.ignore_patterns("records", ".kernel_results"))
-    t[f"grade ({args.executor})"] = run([*ag, "grade", LESSON, "-C", str(course), "--executor", args.executor], out)
-    t["grade (local)"] = run([*ag, "grade", LESSON, "-C", str(local), "--executor", "local"], out)
+    regrade = out / "course-regrade"
+    shutil.copytree(course, regrade, ignore=shutil.ignore_patterns("records", ".kernel_results"))
+    t[f"grade A ({args.executor})"] = run([*ag, "grade", LESSON, "-C", str(course), "--executor", args.executor], out)
+    t["grade B (local)"] = run([*ag, "grade", LESSON, "-C", str(local), "--executor", "local"], out)
+    # C: the same class graded locally with A's measurements of the kernels (what a re-grade does): every
+    # record and every gradebook row must then be identical to A's
+    shutil.copytree(course / ".kernel_results", regrade / ".kernel_results")
+    t["grade C (local, A's measurements)"] = run([*ag, "grade", LESSON, "-C", str(regrade), "--executor", "local"], out)
     a, b = records(course), records(local)
+    c = records(regrade)
+    same_records = sorted(s for s in kinds if _comparable(a.get(s)) == _comparable(c.get(s)) and s in a)
+    rows_a, rows_c = gradebook(course), gradebook(regrade)
+    same_rows = rows_a == rows_c and len(rows_a) > 0
     rows = ["| student | kernel | verdict (A) | verdict (B) | total A | total B | same |",
             "|---|---|---|---|---|---|---|"]
     same_verdicts, max_diff = 0, 0.0
@@ -173,11 +197,14 @@ def main() -> None:
             "# seconds: " + ", ".join(f"{k} {v:.1f}" for k, v in t.items()),
             f"# {len(texts)} distinct kernel texts among {len(kinds)} students (Slurm tasks of {args.shard_size})",
             f"# verdicts equal: {same_verdicts}/{len(kinds)}; largest difference of a total: {max_diff:.2f} points",
+            f"# A vs C (local, with A's measurements): records identical {len(same_records)}/{len(kinds)}; "
+            f"gradebook rows identical: {'yes' if same_rows else 'NO'} ({len(rows_a)} rows)",
             ""]
     text = "\n".join(head + rows) + "\n"
     (out / "kernel-class.md").write_text(text, encoding="utf-8")
     print(text)
-    sys.exit(0 if same_verdicts == len(kinds) else 1)
+    ok = same_verdicts == len(kinds) and len(same_records) == len(kinds) and same_rows
+    sys.exit(0 if ok else 1)
 
 
 if __name__ == "__main__":

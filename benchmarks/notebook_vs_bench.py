@@ -9,7 +9,9 @@ measurement the notebook sealed in its ledger is read back.  With ``--bench-runs
 `autograder bench LESSON --processes N --keep-runs DIR/LESSON` filled), each graded quantity's notebook
 values are set beside the bench processes' values: they *agree* when every notebook value lies inside the
 bench processes' range widened by the merged reference's stored spread (the widening grading uses).
-Writes OUTDIR/notebook_vs_bench.md (the table, with device fingerprints) and OUTDIR/notebook_vs_bench.json.
+Under it, each case the quantities are derived from: its median and SM clock in every bench process and every
+notebook run (the notebook's measurements are read through AUTOGRADER_MEASUREMENT_LOG).
+Writes OUTDIR/notebook_vs_bench.md (the tables, with device fingerprints) and OUTDIR/notebook_vs_bench.json.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import platform
 import sys
 import tempfile
@@ -34,13 +37,18 @@ from autograder.bench.store import load_run
 from autograder.grading.reader import read_notebook_bytes
 from autograder.kinds import kind_of
 from autograder.ledger import measured_values
+from autograder.lesson.student_mode import MEASUREMENT_LOG
+from autograder.records import Measurement
 from autograder.sample.execute import copy_lesson_files, run_as_student
 from autograder.sample.fill import fill_predictions
-from autograder.spec import load_spec
+from autograder.spec import DeviceKind, load_spec
 
 
-def notebook_values(lesson: str, timeout: int) -> tuple[dict[str, float | str], dict[str, Any], float]:
-    """One student run of the released notebook: {quantity: value it sealed}, the setup it recorded, seconds."""
+def notebook_values(
+    lesson: str, timeout: int
+) -> tuple[dict[str, float | str], dict[str, Any], float, list[Measurement]]:
+    """One student run of the released notebook: {quantity: value it sealed}, the setup it recorded, seconds,
+    and every measurement the notebook made (its raw samples and SM clock, through MEASUREMENT_LOG)."""
     folder = REPO / "release" / lesson
     spec = load_spec(folder)
     answers = {q.id: (kind_of(q).example, "committed before measuring") for q in spec.quantities}
@@ -50,12 +58,35 @@ def notebook_values(lesson: str, timeout: int) -> tuple[dict[str, float | str], 
         copy_lesson_files(folder, work)
         nb = nbformat.read(str(folder / spec.notebook), as_version=4)
         fill_predictions(nb, answers)
-        executed = run_as_student(nb, work, timeout=timeout)
+        log = work / "measurements.jsonl"
+        os.environ[MEASUREMENT_LOG] = str(log)  # the notebook's kernel inherits it
+        try:
+            executed = run_as_student(nb, work, timeout=timeout)
+        finally:
+            os.environ.pop(MEASUREMENT_LOG, None)
         raw = nbformat.writes(executed).encode()
+        made = [Measurement.model_validate_json(line) for line in log.read_text().splitlines()] if log.exists() else []
     reading = read_notebook_bytes(raw, spec)
     measured = measured_values(reading.entries)
     setup = next((dict(e.meta) for e in measured.values()), {})
-    return {q: e.value for q, e in measured.items() if e.value is not None}, setup, time.perf_counter() - t0
+    values = {q: e.value for q, e in measured.items() if e.value is not None}
+    return values, setup, time.perf_counter() - t0, made
+
+
+def per_case(
+    lesson: str, nb_made: list[list[Measurement]], bench_dir: Path, device_kind: DeviceKind
+) -> list[dict[str, Any]]:
+    """Each case a graded quantity is derived from: its median in every bench process and every notebook run,
+    with the SM clock read after it (where a ratio's difference comes from)."""
+    spec = load_spec(REPO / "source" / lesson).for_device(device_kind)
+    procs = [load_run(p) for p in sorted((bench_dir / lesson).glob("process*.json"))]
+    wanted = {(c.key, q.method) for q in spec.quantities for c in kind_of(q).cases(q)}
+    def pick(ms: list[Measurement], key: str, method: str) -> str:
+        m = next((m for m in ms if m.case.key == key and m.method == method), None)
+        return "—" if m is None else f"{m.median_ms:.4f}@{m.sm_clock_mhz or '?'}"
+
+    return [{"case": key, "method": method, "bench": [pick(p.measurements, key, method) for p in procs],
+             "notebook": [pick(ms, key, method) for ms in nb_made]} for key, method in sorted(wanted)]
 
 
 def _log(a: float, b: float) -> float:
@@ -105,11 +136,12 @@ def main() -> None:
     result: dict[str, Any] = {"host": {"cpu": platform.processor() or platform.machine()}, "lessons": {}}
     lines = ["# The released notebook run as a student vs `autograder bench`, one device lease", ""]
     for lesson in lessons:
-        runs, setups = [], []
+        runs, setups, made = [], [], []
         for i in range(a.runs):
-            vals, setup, secs = notebook_values(lesson, a.timeout)
+            vals, setup, secs, ms = notebook_values(lesson, a.timeout)
             runs.append(vals)
             setups.append(setup)
+            made.append(ms)
             print(f"{lesson} notebook run {i + 1}: {secs:.0f} s, {json.dumps(vals)}", flush=True)
         entry: dict[str, Any] = {"notebook_runs": runs, "setups": setups}
         lines += [f"## {lesson}", "", f"notebook setup: {json.dumps(setups[0]) if setups else '—'}", ""]
@@ -127,6 +159,14 @@ def main() -> None:
                     f"{' / '.join(_show(v) for v in r['notebook'])} | {_show(r.get('between_process_spread'))} | "
                     f"{_show(r.get('stored_spread'))} | {'yes' if r.get('agree') else 'NO'} |"
                 )
+            lines.append("")
+            kind: DeviceKind = "cpu" if setups and setups[0].get("device_key") == "cpu" else "cuda"
+            cases = per_case(lesson, made, a.bench_runs, kind)
+            entry["cases"] = cases
+            lines += ["Per case, median ms @ SM MHz read after it:", "",
+                      "| case | method | bench processes | notebook runs |", "|---|---|---|---|"]
+            lines += [f"| `{r['case']}` | {r['method']} | {' / '.join(r['bench'])} | {' / '.join(r['notebook'])} |"
+                      for r in cases]
             lines.append("")
         result["lessons"][lesson] = entry
     (a.out / "notebook_vs_bench.json").write_text(json.dumps(result, indent=1, default=str), encoding="utf-8")

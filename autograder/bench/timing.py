@@ -263,9 +263,16 @@ def _graph_ms(fn: Fn, x: Inputs, device: torch.device, calls: int) -> float:
 
 
 def gpu_time(
-    fn: Fn, x: Inputs, policy: TimingPolicy, l2_bytes: int | None = None, working_set: int = 0
+    fn: Fn,
+    x: Inputs,
+    policy: TimingPolicy,
+    l2_bytes: int | None = None,
+    working_set: int = 0,
+    calls: int | None = None,
 ) -> tuple[list[float], int, str]:
-    """(ms-per-call samples, calls per sample, L2 policy in words) without CPU dispatch in the numbers."""
+    """(ms-per-call samples, calls per sample, L2 policy in words) without CPU dispatch in the numbers.
+    ``calls`` fixes the calls per sample (the graph's length on a GPU) instead of sizing it from a trial:
+    a check that re-times a case the way a measurement did passes the measurement's ``calls_per_sample``."""
     device = _device(x)
     warm_up(fn, x, policy)
     t0 = time.perf_counter()
@@ -277,6 +284,7 @@ def gpu_time(
     if device.type != "cuda":
         k = _calls_for(est_ms, policy)
         k = max(k, min(10_000, math.ceil(policy.cpu_min_sample_ms / max(est_ms, 1e-4))))
+        k = k if calls is None else max(1, calls)
 
         words = (
             f"cpu: best of {policy.cpu_best_of} runs of {k} back-to-back calls per sample, {policy.cpu_clock} clock "
@@ -287,8 +295,11 @@ def gpu_time(
     # the device time of one call, from a small trial graph: host timing of a kernel shorter than its
     # dispatch says only how long the dispatch takes, and a graph sized from it is too short
     # (a call that outlasts the graph's target is long enough to be timed from the host estimate)
-    per_call = est_ms if est_ms > policy.graph_target_ms else min(est_ms, _graph_ms(fn, x, device, 8) / 8)
-    k = _calls_for(per_call, policy)
+    if calls is not None:
+        k = max(1, calls)
+    else:
+        per_call = est_ms if est_ms > policy.graph_target_ms else min(est_ms, _graph_ms(fn, x, device, 8) / 8)
+        k = _calls_for(per_call, policy)
     l2 = l2_bytes or 0
     nbuf = 1
     if working_set and working_set < policy.rotate_factor * l2:

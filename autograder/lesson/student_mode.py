@@ -180,6 +180,7 @@ class StudentMode(NotebookMode):
         key = repr(sorted(params.items()))
         if key not in self.measurements:
             self.measurements[key] = self._harness_for_device().measure(self.spec.workload, params, variants)
+            _log_measurements(self.measurements[key])
         return self.measurements[key]
 
     def _setup(self) -> dict[str, str]:
@@ -280,3 +281,17 @@ class StudentMode(NotebookMode):
 
     def measure_student(self, fn: Any) -> None:
         measure_student(self, fn)
+
+
+#: a file to which every measurement the notebook makes is appended as one JSON line (its raw samples and
+#: SM clock): how `benchmarks/notebook_vs_bench.py` sets a student's run beside `autograder bench` case by case
+MEASUREMENT_LOG = "AUTOGRADER_MEASUREMENT_LOG"
+
+
+def _log_measurements(ms: list[Measurement]) -> None:
+    path = os.environ.get(MEASUREMENT_LOG)
+    if not path:
+        return
+    with open(path, "a", encoding="utf-8") as f:
+        for m in ms:
+            f.write(m.model_dump_json() + "\n")

@@ -49,6 +49,23 @@ def test_a_cpu_sample_holds_enough_calls_to_resolve():
     assert gk >= 10 and "cpu" in words and all(0.09 < s < 1.0 for s in gs)
 
 
+def test_a_check_can_time_a_case_with_the_calls_per_sample_of_a_measurement():
+    """``calls`` fixes a sample's length (the steady-clock check re-times a case as its measurement did)."""
+    calls = []
+
+    def fn(x):
+        calls.append(1)
+        return x
+
+    x = (torch.zeros(4),)
+    policy = replace(TimingPolicy.quick(), min_samples=3, max_samples=3, warmup=1, warmup_ms=0.0, cpu_best_of=1)
+    samples, k, _ = gpu_time(fn, x, policy, calls=7)
+    assert k == 7 and len(samples) == 3
+    calls.clear()
+    gpu_time(fn, x, policy)
+    assert len(calls) > 3 * 7  # sized from its own trial: thousands of calls of a no-op per 2 ms sample
+
+
 def test_warm_up_lasts_its_calls_and_its_time():
     calls = []
     spin = _sleeper(0.05)

@@ -6,6 +6,8 @@ import pytest
 
 from autograder.errors import PredictionError
 from autograder.lesson import Lesson
+from autograder.lesson.student_mode import MEASUREMENT_LOG
+from autograder.records import Measurement
 
 
 @pytest.fixture()
@@ -54,6 +56,20 @@ def test_measure_on_cpu_records_both_methods(lesson_dir, capsys):
     kinds = [(e.kind, e.quantity) for e in L.chain]
     assert ("measurement", "wall_speedup@fp32,2^28") in kinds
     assert L.grade("wall_speedup@fp32,2^28") is None  # a preview for the student, not points
+
+
+def test_each_measurement_is_logged_where_the_environment_asks(lesson_dir, monkeypatch, tmp_path, capsys):
+    """AUTOGRADER_MEASUREMENT_LOG: the notebook-vs-bench benchmark reads every raw measurement back."""
+    log = tmp_path / "made.jsonl"
+    monkeypatch.setenv(MEASUREMENT_LOG, str(log))
+    L = Lesson.load(lesson_dir)
+    L.predict("wall_speedup@fp32,2^28", 0.8, because="dispatch-bound")
+    L.measure("float32", 28)
+    made = [Measurement.model_validate_json(line) for line in log.read_text().splitlines()]
+    assert {m.case.variant for m in made} == {"eager", "compiled"}
+    assert {m.method for m in made} == {"wall_per_call", "gpu_time"} and all(m.samples_ms for m in made)
+    L.measure("float32", 28)  # the same point again is not measured again, so not logged again
+    assert len(log.read_text().splitlines()) == len(made)
 
 
 def test_measuring_before_predicting_reveals_nothing_and_costs_nothing(lesson_dir, capsys):
