@@ -5,12 +5,16 @@ libraries and the Python environment read-only, a private tmpfs ``/tmp``, no net
 the NVIDIA device nodes only for a CUDA task, an allow-listed environment.  The notebook folder it shows is
 an empty one: the workload's source reaches the child over its stdin, so no course file is in the sandbox.
 The one writable folder from outside is the submission's scratch (where the outputs are saved), bound at
-its own path.  As root the child drops to ``nobody`` with setpriv (RLIMIT_NPROC never binds root).
+its own path.  As root the child drops with setpriv to a user of its own, one no other process runs as
+(RLIMIT_NPROC never binds root, and it counts a user's threads machine-wide: children of a pool that all ran
+as ``nobody`` took each other's room, and on a 16-core GPU host torch's threads ran out of it; a user of its
+own also cannot signal another submission's child).
 """
 
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import os
 import resource
 import shutil
@@ -21,9 +25,15 @@ from pathlib import Path
 
 from ..isolation import bwrap_available, python_roots, sandbox_env, sandbox_layout
 
-__all__ = ["CHILD_PACKAGES", "NOBODY", "ChildSpec", "child_spec", "child_sys_path", "limit_setter", "processes_of"]
+__all__ = ["CHILD_PACKAGES", "NOBODY", "UID_BASE", "ChildSpec", "child_spec", "child_sys_path", "fresh_uid",
+           "limit_setter", "processes_of"]
 
 NOBODY = 65534
+#: the children's users: UID_BASE + 8 · (the spawning process's PID) + a slot (a grader keeps at most two
+#: children alive: the one running and the one started ahead), none of them in /etc/passwd
+UID_BASE = 1_000_000
+_SLOTS = 8
+_next_slot = itertools.count()
 #: what the child imports beyond torch on CUDA (bench's L2 flush and its records): shown read-only where
 #: this process found them, which an install by ``pip --target`` on PYTHONPATH (ignored by ``python -I``)
 #: needs
@@ -42,16 +52,26 @@ class ChildSpec:
 
 
 def processes_of(uid: int) -> int:
-    """How many processes ``uid`` runs now (RLIMIT_NPROC counts them all, machine-wide)."""
+    """How many tasks (threads included) ``uid`` runs now: RLIMIT_NPROC counts them all, machine-wide."""
     n = 0
     for p in os.listdir("/proc"):
         if p.isdigit():
             try:
                 if os.stat(f"/proc/{p}").st_uid == uid:
-                    n += 1
+                    n += len(os.listdir(f"/proc/{p}/task"))
             except OSError:
                 continue
     return n
+
+
+def fresh_uid() -> int:
+    """A user for the next child that no process runs as now (:data:`UID_BASE`)."""
+    base = UID_BASE + _SLOTS * (os.getpid() % (1 << 22))
+    for _ in range(_SLOTS):
+        uid = base + next(_next_slot) % _SLOTS
+        if processes_of(uid) == 0:
+            return uid
+    raise RuntimeError(f"no free user among {base}..{base + _SLOTS - 1} for a kernel's sandbox")
 
 
 def limit_setter(memory_mb: int, cpu_s: int, file_mb: int, uid: int, cuda: bool) -> Callable[[], None]:
@@ -122,7 +142,7 @@ def child_spec(child_source: str, fd: int, base: Path, device: str, *, isolate: 
         drop: list[str] = []
         uid: int | None = None
         if root and shutil.which("setpriv"):
-            uid = NOBODY
+            uid = fresh_uid()
             drop = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
             for p in (base, base / "nb"):
                 os.chmod(p, 0o755)

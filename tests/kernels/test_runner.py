@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,8 @@ import pytest
 from autograder.errors import AutograderError
 from autograder.isolation import bwrap_available
 from autograder.kernels import measure_function, run_submission
-from autograder.kernels.sandbox import child_spec
+from autograder.kernels.runner import Shape, spawn
+from autograder.kernels.sandbox import UID_BASE, child_spec, fresh_uid, processes_of
 
 from .conftest import HOSTILE, graded, make_task, source_of
 
@@ -97,8 +99,9 @@ def test_the_child_command_line(tmp_path: Path) -> None:
     assert "TRITON_INTERPRET" not in gpu.env
     nodes = sorted(str(p) for p in Path("/dev").glob("nvidia*"))
     assert all(n in gpu.argv for n in nodes)
-    if os.geteuid() == 0:
-        assert "setpriv" in cpu.argv and "--reuid=65534" in cpu.argv
+    if os.geteuid() == 0:  # each child a user of its own: RLIMIT_NPROC counts a user's threads machine-wide
+        assert "setpriv" in cpu.argv and cpu.uid is not None and cpu.uid >= UID_BASE
+        assert f"--reuid={cpu.uid}" in cpu.argv and gpu.uid != cpu.uid
     plain = child_spec("pass", 7, tmp_path, "cpu", isolate=False)
     assert (not plain.isolated and plain.argv[0].endswith("python")) or "python" in plain.argv[0]
     assert plain.env["HOME"].startswith(str(tmp_path))
@@ -158,3 +161,24 @@ def test_a_pool_on_one_device_takes_turns_and_waiting_costs_no_wall_time():
     waits = sorted(r.phases.get("turn_wait", 0.0) for r in results)
     busy = min(r.phases["check"] + r.phases["timing"] for r in results)  # each one's device work: > 1 s
     assert busy > 1.0 and waits[0] < 0.5 < waits[1]  # one went first, the other waited for it
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not bwrap_available(), reason="as root with bubblewrap: the child drops root")
+def test_children_alive_at_once_each_run_as_a_user_of_their_own() -> None:
+    """RLIMIT_NPROC counts a user's threads machine-wide: under a pool on a GPU host, children that all ran
+    as ``nobody`` exhausted each other's limit ("setpriv: failed to execute python3: Resource temporarily
+    unavailable"). Two children started together run as two users no other process has, each with the
+    room a submission is given."""
+    shape = Shape.of(make_task(""), isolate=True)
+    a, b = spawn(shape), spawn(shape)
+    try:
+        assert a.uid is not None and b.uid is not None and a.uid != b.uid and min(a.uid, b.uid) >= UID_BASE
+        assert a.proc is not None and b.proc is not None and a.proc.poll() is None and b.proc.poll() is None
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not (processes_of(a.uid) and processes_of(b.uid)):
+            time.sleep(0.05)  # bwrap drops root once its namespaces are set up
+        assert processes_of(a.uid) > 0 and processes_of(b.uid) > 0
+        assert fresh_uid() not in (a.uid, b.uid)
+    finally:
+        a.discard()
+        b.discard()
