@@ -34,6 +34,7 @@ from ..grading.policy import GradingPolicy
 from ..grading.reader import SubmissionReading
 from ..grading.references import ReferenceSet
 from ..grading.state import grade_reading, load_release, read_opened_notebook
+from ..kernels import on_turn_wait
 from ..records import ChainVerdict, SubmissionGrade
 from ..spec import LessonSpec
 from ..storage.autograded import autograded_path, parsed, write_autograded, write_timestamp
@@ -42,7 +43,7 @@ from ..storage.records_store import RecordStore
 from .cohort import FLAG as SHARED_FLAG
 from .cohort import flag_shared_chains
 from .shards import plan_shards
-from .supervise import Overrun, Result, run_supervised
+from .supervise import Overrun, Result, pause_deadline, run_supervised
 
 __all__ = [
     "BatchResult",
@@ -154,6 +155,9 @@ _STATE: dict[str, object] = {}
 
 
 def _init_worker(root: str, assignment: str, policy_json: str, autograded: bool = True) -> None:
+    # a submission waiting for its GPU turn (students' kernels, one at a time on a device) is not running
+    # out of its own time: its deadline stops meanwhile (a no-op outside a supervised worker)
+    on_turn_wait(pause_deadline)
     course = Course.at(root)
     policy = GradingPolicy.model_validate_json(policy_json)
     spec = course.spec(assignment)

@@ -34,9 +34,21 @@ class Overrun:
 Result = tuple[Literal["ok"], Any] | tuple[Literal["error"], str]
 
 
+_conn: Connection | None = None  # in a worker process: its pipe to the supervisor
+
+
+def pause_deadline(paused: bool) -> None:
+    """Called from ``work(item)`` in a worker: stop (True) or restart (False) the item's deadline clock, for
+    time the item spends waiting on a resource the other items hold (a GPU's turn). Nothing outside a worker."""
+    if _conn is not None:
+        _conn.send(("clock", paused))
+
+
 def _worker(
     conn: Connection, init: Callable[..., None], init_args: tuple[Any, ...], work: Callable[[Any], Any]
 ) -> None:
+    global _conn
+    _conn = conn
     init(*init_args)
     conn.send(("ready", None))
     while True:
@@ -58,6 +70,7 @@ class _Slot:
     ready: bool = False
     current: int | None = None
     started: float = 0.0
+    paused_at: float | None = None  # the item's deadline clock stopped (pause_deadline) since then
 
 
 def run_supervised(
@@ -93,7 +106,7 @@ def run_supervised(
                 pass
             return
         index, item = pending.popleft()
-        slot.current, slot.started = index, time.monotonic()
+        slot.current, slot.started, slot.paused_at = index, time.monotonic(), None
         try:
             slot.conn.send((index, item))
         except OSError:  # the worker is gone before it got the item: the item waits for another worker
@@ -119,7 +132,7 @@ def run_supervised(
         slots.append(spawn())
     try:
         while slots:
-            busy = [s for s in slots if s.current is not None]
+            busy = [s for s in slots if s.current is not None and s.paused_at is None]
             timeout = None
             if deadline and busy:
                 timeout = max(0.0, min(s.started + deadline for s in busy) - time.monotonic())
@@ -130,6 +143,14 @@ def run_supervised(
                         tag, result = slot.conn.recv()
                     except (EOFError, OSError):
                         stop(slot, "died")
+                        continue
+                    if tag == "clock":  # the item's deadline stops or goes on (pause_deadline)
+                        now = time.monotonic()
+                        if result and slot.paused_at is None:
+                            slot.paused_at = now
+                        elif not result and slot.paused_at is not None:
+                            slot.started += now - slot.paused_at
+                            slot.paused_at = None
                         continue
                     if tag == "ready":
                         slot.ready = True
@@ -142,7 +163,8 @@ def run_supervised(
                         slots.remove(slot)
                 elif slot.proc.sentinel in ready:
                     stop(slot, "died")
-                elif deadline and slot.current is not None and time.monotonic() - slot.started >= deadline:
+                elif (deadline and slot.current is not None and slot.paused_at is None
+                      and time.monotonic() - slot.started >= deadline):
                     stop(slot, "timeout")
     finally:
         for slot in slots:

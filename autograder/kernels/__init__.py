@@ -19,11 +19,12 @@ The contract with the lessons (names fixed; ``KernelResult.phases`` is an additi
 
 :class:`WarmStart` runs submissions one after another as :func:`run_submission` does (a fresh child each),
 with each next child started ahead, while the current one runs: a class's grading hides the child's start.
+:func:`on_turn_wait` tells a grader when a submission waits for its device turn (its deadline stops then).
 """
 
 from .inprocess import measure_function
 from .models import VERDICTS, CaseResult, KernelResult, KernelTask, Limits, Verdict
-from .runner import WarmStart, run_submission
+from .runner import WarmStart, on_turn_wait, run_submission
 
 __all__ = ["VERDICTS", "CaseResult", "KernelResult", "KernelTask", "Limits", "Verdict", "WarmStart",
-           "measure_function", "run_submission"]
+           "measure_function", "on_turn_wait", "run_submission"]

@@ -28,7 +28,7 @@ from . import child as child_mod
 from .models import CaseResult, KernelResult, KernelTask
 from .sandbox import child_spec, child_sys_path, limit_setter
 from .verdicts import AUDIT_FAMILIES, Finding, error_finding, exit_finding
-from .verify import Timing, check_outputs, timing_plan
+from .verify import Timing, check_outputs, threads_left_in_checks, timing_plan
 
 __all__ = ["ChildRun", "Shape", "Started", "WarmStart", "default_ahead", "run_submission", "spawn"]
 
@@ -44,6 +44,17 @@ def _child_source() -> str:
     return _CHILD_SOURCE
 
 
+_turn_listener: Callable[[bool], None] | None = None
+
+
+def on_turn_wait(listener: Callable[[bool], None] | None) -> None:
+    """Tell ``listener`` when a submission of this process starts (True) and stops (False) waiting for its
+    device turn: the fast batch stops a submission's deadline meanwhile (the other submissions' GPU work
+    is not this one's time)."""
+    global _turn_listener
+    _turn_listener = listener
+
+
 class DeviceTurn:
     """One submission at a time on a device: an exclusive ``flock`` on a file named after the device (and
     the GPUs this process may see), held from a child's first device call to its end. Children of a pool
@@ -56,19 +67,28 @@ class DeviceTurn:
         self._fd: int | None = None
 
     def take(self, timeout_s: float) -> float:
-        """Wait for the device (at most ``timeout_s``); the seconds waited. Raises TimeoutError."""
+        """Wait for the device (at most ``timeout_s``); the seconds waited. Raises TimeoutError. While it
+        waits, the listener of :func:`on_turn_wait` is told (True, then False)."""
         t0 = time.perf_counter()
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                self._fd = fd
-                return time.perf_counter() - t0
-            except BlockingIOError:
-                if time.perf_counter() - t0 > timeout_s:
-                    os.close(fd)
-                    raise TimeoutError(f"the device was busy for {timeout_s:.0f} s") from None
-                time.sleep(0.005)
+        waiting = False
+        try:
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    self._fd = fd
+                    return time.perf_counter() - t0
+                except BlockingIOError:
+                    if time.perf_counter() - t0 > timeout_s:
+                        os.close(fd)
+                        raise TimeoutError(f"the device was busy for {timeout_s:.0f} s") from None
+                    if not waiting and _turn_listener is not None:
+                        waiting = True
+                        _turn_listener(True)
+                    time.sleep(0.005)
+        finally:
+            if waiting and _turn_listener is not None:
+                _turn_listener(False)
 
     def give(self) -> None:
         if self._fd is not None:
@@ -374,7 +394,7 @@ def _serve(started: Started, task: KernelTask, plan: Timing,
     return run
 
 
-def _failure(run: ChildRun, isolated: bool, n_cases: int) -> Finding | None:
+def _failure(run: ChildRun, isolated: bool, n_cases: int, n_checks: int) -> Finding | None:
     """A verdict that does not need the outputs: the child did not start, was killed, hit a limit, raised,
     reached for what a kernel must not, or broke the protocol."""
     audits = run.all("audit")
@@ -393,6 +413,13 @@ def _failure(run: ChildRun, isolated: bool, n_cases: int) -> Finding | None:
         return Finding("gamed", "forged_message", f"the kernel wrote to the grader's channel: {run.protocol}")
     err = run.first("error")
     if err is not None:
+        if err.get("phase") != "check" and threads_left_in_checks(run, n_checks):
+            # the threads it left running, not the error they led to, decide (one that starts a thread per call
+            # runs out of threads in the timed loop or not, as the GPU's pace has it)
+            return Finding("gamed", "thread", "the kernel returned before its work was done and left threads "
+                                              "running to finish it (then raised "
+                                              f"{err.get('kind')!s}: {str(err.get('message', ''))[:80]}): a "
+                                              "result must be complete when the call returns")
         return error_finding(str(err.get("kind")), str(err.get("message", "")), str(err.get("phase")))
     if run.first("no_entry") is not None:
         ne = run.first("no_entry") or {}
@@ -422,7 +449,7 @@ def _result(task: KernelTask, started: Started, plan: Timing, t0: float,
     try:
         run = _serve(started, task, plan, after_send)
         phases = _phases(run, t0)
-        found = _failure(run, started.isolated, len(task.cases))
+        found = _failure(run, started.isolated, len(task.cases), len(task.check_cases))
         cases: tuple[CaseResult, ...] = ()
         if found is None:
             tv = time.perf_counter()

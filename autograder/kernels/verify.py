@@ -139,6 +139,14 @@ def _check_one(out: torch.Tensor | str, info: dict[str, Any], ref: torch.Tensor,
     return _Check(ok, err, "" if ok else "values")
 
 
+def threads_left_in_checks(run: ChildRun, n_checks: int) -> bool:
+    """A check call other than the first (which compiles, and a compiler may start its pool) returned with a
+    thread of its own still running (a lone check call: that one)."""
+    out = {int(m.get("case", -1)): m for m in run.all("output") if m.get("phase") == "check" and m.get("call", 0) == 0}
+    started = [int((out.get(i) or {}).get("threads") or 0) for i in range(n_checks)]
+    return any(started[1:]) or (len(started) == 1 and started[0] > 0)
+
+
 def check_outputs(task: KernelTask, run: ChildRun, folder: Path, plan: Timing
                   ) -> tuple[Finding, tuple[CaseResult, ...]]:
     """The verdict from the saved outputs and the clocks (the child ran to its end)."""
@@ -156,8 +164,7 @@ def check_outputs(task: KernelTask, run: ChildRun, folder: Path, plan: Timing
 
     # 1. the hidden check cases.  A thread alive after a check call other than the first (which compiles,
     # and a compiler may start its pool) means the call returned before its work was done
-    started = [int((outputs.get(("check", i, 0)) or {}).get("threads") or 0) for i in range(len(task.check_cases))]
-    left_running = any(started[1:]) or (len(started) == 1 and started[0] > 0)
+    left_running = threads_left_in_checks(run, len(task.check_cases))
     for i, case in enumerate(task.check_cases):
         info = outputs.get(("check", i, 0))
         if info is None:

@@ -24,6 +24,9 @@ EXPECTED: dict[str, tuple[str, str | None]] = {
     "cached_version": ("wrong", "cached_result"),
     "lazy_output": ("gamed", "lazy_output"),
     "thread": ("gamed", "thread"),
+    # its threads decide, not the error they lead to in the timed loop (on the H200 a kernel starting one per
+    # call crashed or was caught as a thread from one copy to the next)
+    "thread_exhausted": ("gamed", "thread"),
     "shape_special": ("wrong", "shape_special"),
     "reads_reference_gc": ("gamed", "reads_reference"),
     "reads_reference_module": ("gamed", "reads_reference"),
