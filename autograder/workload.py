@@ -18,9 +18,11 @@ import importlib.util
 import itertools
 import re
 import sys
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any, ClassVar
 
 from .errors import LessonSpecError
@@ -35,6 +37,7 @@ __all__ = [
     "compile_fresh",
     "fresh_function",
     "grid",
+    "import_file",
     "load_workload",
 ]
 
@@ -253,25 +256,39 @@ def compile_fresh(source: str, name: str, namespace: Mapping[str, Any] | None = 
     return torch.compile(fresh_function(source, name, namespace), **options)
 
 
+_IMPORTING = threading.Lock()
+
+
+def import_file(path: Path, prefix: str) -> ModuleType:
+    """The module of the file at ``path``, imported once per process under a name of its own (``prefix`` and a
+    hash of the path). Thread-safe: a pool grading several submissions at once never sees a module another
+    thread is still executing. A module whose import raised is forgotten (the next call tries again)."""
+    name = f"{prefix}{abs(hash(str(path.resolve())))}"
+    with _IMPORTING:
+        if name in sys.modules:
+            return sys.modules[name]
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"cannot import {path}")
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod
+        try:
+            spec.loader.exec_module(mod)
+        except BaseException:
+            del sys.modules[name]
+            raise
+        return mod
+
+
 def load_workload(folder: str | Path, filename: str = "workload.py", lesson_id: str = "") -> Workload:
     """Import ``folder/filename`` under a name of its own and return its module-level ``workload``."""
     path = Path(folder) / filename
     if not path.is_file():
         raise LessonSpecError(f"no {filename} at {path} (a lesson folder holds lesson.toml and its workload module)")
-    mod_name = f"_lesson_workload_{abs(hash(str(path.resolve())))}"
-    if mod_name in sys.modules:
-        mod = sys.modules[mod_name]
-    else:
-        spec = importlib.util.spec_from_file_location(mod_name, path)
-        if spec is None or spec.loader is None:
-            raise LessonSpecError(f"cannot import {path}")
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[mod_name] = mod
-        try:
-            spec.loader.exec_module(mod)
-        except Exception as exc:
-            del sys.modules[mod_name]
-            raise LessonSpecError(f"{path}: importing the workload failed: {type(exc).__name__}: {exc}") from exc
+    try:
+        mod = import_file(path, "_lesson_workload_")
+    except Exception as exc:
+        raise LessonSpecError(f"{path}: importing the workload failed: {type(exc).__name__}: {exc}") from exc
     wl = getattr(mod, "workload", None)
     if not isinstance(wl, Workload):
         raise LessonSpecError(f"{path} must define `workload = <a Workload subclass>()` (lesson {lesson_id or '?'})")

@@ -6,11 +6,8 @@ outputs come back as raw bytes described by a JSON line (shape, dtype), never as
 from __future__ import annotations
 
 import functools
-import importlib.util
 import json
 import math
-import sys
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +18,7 @@ import torch
 
 from ..bench.fingerprint import copy_bandwidth
 from ..records import Case, Measurement, summarize
+from ..workload import import_file
 from .child import call_seed, plan_calls
 from .models import CaseResult, KernelTask
 from .verdicts import Finding, clock_finding, compare, faster_than_memory, looks_like_lower_precision, tolerance_for
@@ -61,27 +59,10 @@ def _input_bytes(workload: str, mtime_ns: int, make: str, case: str) -> int:
     return sum(int(t.nbytes) for t in x if isinstance(t, torch.Tensor))
 
 
-_LOADING = threading.Lock()
-
-
 def load_workload(path: Path) -> ModuleType:
-    """The lesson's workload module, loaded under a name of its own (the parent's copy). Thread-safe: a
-    pool grading several submissions at once must never see a module another thread is still executing."""
-    name = f"_kernel_workload_{abs(hash(str(path.resolve())))}"
-    with _LOADING:
-        if name in sys.modules:
-            return sys.modules[name]
-        spec = importlib.util.spec_from_file_location(name, path)
-        if spec is None or spec.loader is None:
-            raise ImportError(f"cannot load {path}")
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[name] = mod
-        try:
-            spec.loader.exec_module(mod)
-        except BaseException:
-            del sys.modules[name]
-            raise
-        return mod
+    """The lesson's workload module, loaded under a name of its own (the parent's copy, apart from the
+    lesson's), once per process and thread-safe (:func:`autograder.workload.import_file`)."""
+    return import_file(path, "_kernel_workload_")
 
 
 @functools.cache
