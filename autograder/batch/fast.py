@@ -34,6 +34,7 @@ from ..grading.policy import GradingPolicy
 from ..grading.reader import SubmissionReading
 from ..grading.references import ReferenceSet
 from ..grading.state import grade_reading, load_release, read_opened_notebook
+from ..grading.student_kernel import set_pool_size
 from ..kernels import on_turn_wait
 from ..records import ChainVerdict, SubmissionGrade
 from ..spec import LessonSpec
@@ -154,10 +155,11 @@ def find_submissions(course: Course, spec: LessonSpec, students: list[str] | Non
 _STATE: dict[str, object] = {}
 
 
-def _init_worker(root: str, assignment: str, policy_json: str, autograded: bool = True) -> None:
+def _init_worker(root: str, assignment: str, policy_json: str, autograded: bool = True, pool_size: int = 0) -> None:
     # a submission waiting for its GPU turn (students' kernels, one at a time on a device) is not running
     # out of its own time: its deadline stops meanwhile (a no-op outside a supervised worker)
     on_turn_wait(pause_deadline)
+    set_pool_size(pool_size)  # how many children of students' kernels this worker may start ahead
     course = Course.at(root)
     policy = GradingPolicy.model_validate_json(policy_json)
     spec = course.spec(assignment)
@@ -370,7 +372,7 @@ def _grade_supervised(
     flat = [(i, item) for i, shard in enumerate(work.shards) for item in shard]
     outcomes: list[list[Outcome]] = [[] for _ in work.shards]
     summaries: list[Summaries] = [{} for _ in work.shards]
-    init = (work.root, work.assignment, work.policy_json, work.autograded)
+    init = (work.root, work.assignment, work.policy_json, work.autograded, min(workers, max(1, len(flat))))
     _init_worker(*init)  # here too: a submission that overran gets its record from this process
     total, step = len(flat), max(1, len(flat) // 200)
     done = 0
@@ -491,8 +493,8 @@ class LocalRunner:
                 if progress:
                     progress("grading", done, total)
             return results, failed
-        init = (work.root, work.assignment, work.policy_json, work.autograded)
         workers = min(self.n_workers, len(work.shards))
+        init = (work.root, work.assignment, work.policy_json, work.autograded, workers)
         with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=init) as pool:
             futures = {pool.submit(_grade_shard_local, items, work.force): i for i, items in enumerate(work.shards)}
             for fut in as_completed(futures):

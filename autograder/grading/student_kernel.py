@@ -42,6 +42,7 @@ __all__ = [
     "kernel_task",
     "result_key",
     "results_folder",
+    "set_pool_size",
     "student_measurements",
     "warm_start",
 ]
@@ -167,12 +168,20 @@ def warm_start() -> WarmStart:
     warm: WarmStart | None = _WARM.get("runner")
     if warm is None or _WARM.get("pid") != os.getpid():
         # a worker of the batch's process pool keeps one child ahead: the pool's workers already start side
-        # by side, and one per four cores in each of them would oversubscribe the machine
-        warm = WarmStart(ahead=1 if multiprocessing.parent_process() is not None else None)
+        # by side, and one per four cores in each of them would oversubscribe the machine; the one worker of
+        # a Slurm task (pool_size 1) is alone on its node's cores, as a grading process is
+        alone = _WARM.get("pool_size", 0) == 1 or multiprocessing.parent_process() is None
+        warm = WarmStart(ahead=None if alone else 1)
         _WARM.update(runner=warm, pid=os.getpid())
         atexit.register(warm.close)
         multiprocessing.util.Finalize(warm, warm.close, exitpriority=10)  # a worker process's exit skips atexit
     return warm
+
+
+def set_pool_size(workers: int) -> None:
+    """Say how many grading workers run side by side on this machine (from a worker of the batch's pool,
+    before its first kernel): one alone keeps as many children ahead as the cores allow, each of several one."""
+    _WARM["pool_size"] = workers
 
 
 def close_warm_start() -> None:
