@@ -31,7 +31,7 @@ from ..records import ParamValue
 from ..workload import Workload
 from .blocks import Block, Cell, blocks
 from .blocks import cells as table_cells
-from .numbers import Reading, Stated, extract
+from .numbers import Reading, Stated, bare_numbers, extract
 from .rules import FORMULA, named
 from .spellings import with_translations, with_typos
 
@@ -567,7 +567,9 @@ def attribute(text: str, workload: Workload, case: Mapping[str, ParamValue],
                                                   strict=True))
     if not outside.strip():
         quotes = []  # the whole answer is a quote: the student's own words, formatted so
-    for num in _with_unitless_cells(extract(masked), masked, cells):
+    read = _with_unitless_cells(extract(masked), masked, cells)
+    read = sorted([*read, *bare_numbers(masked, read)], key=lambda s: s.start)
+    for num in read:
         if any(a <= num.start < b for a, b in quotes):
             continue  # a quoted prompt ("> Explain why the 3.9x ..."): the question's numbers, not the answer's
         i = bisect.bisect_right(cell_starts, num.start) - 1

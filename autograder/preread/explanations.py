@@ -46,6 +46,9 @@ __all__ = ["MAX_READ", "PREREAD", "Fact", "extract_numbers", "grade_explanation"
 PREREAD = "Autograder pre-read:"
 
 REL_TOL = 0.15
+#: how close a bare number (no unit, no word naming it: read in every unit a student leaves off) must be to a
+#: figure to be that figure; one that is none within this is not reported (a TA could not check it either)
+INFERRED_TOL = 0.02
 #: how close a number must be to another case's figure, in a sentence that names no case, to be named that
 #: figure (misattributed) rather than merely wrong: rounding, not a tolerance
 CLOSE = 0.03
@@ -336,6 +339,8 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
     the reference knows (unmatched; unchecked where the sentence speaks of what the reference does not
     measure, CPU dispatch per launch)."""
     s, ctx = a.stated, a.context
+    if s.inferred:  # a bare number read in every unit a student leaves off: a figure only to within rounding
+        rel = min(rel, INFERRED_TOL)
     ix = ix if ix is not None else _Index(text)
     cued = _CueCache(ctx, ix)
     cues = _Cues.of(ctx, s, ix)
@@ -367,6 +372,10 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
             return base.model_copy(update={"verdict": "misattributed", "actually": f"{exact.fact.label} (exactly; "
                                            f"{hit.fact.label} is {_error(s, hit.fact):.0%} off)"})
         verdict = "given" if hit.fact.given else "match"
+        if s.inferred:  # the unit left off is the one of the figure it is
+            r = min((r for r in s.readings if r.kind == hit.fact.kind),
+                    key=lambda r: abs(r.value - hit.fact.value))
+            base = base.model_copy(update={"kind": r.kind, "value": r.value})
         return base.model_copy(update={"matches": hit.fact.label, "verdict": verdict, "of": hit.fact.variant})
     if cues.unchecked and s.kind == "time":  # CPU dispatch per launch: nothing measured to hold it against
         return base.model_copy(update={"verdict": "unchecked"})
@@ -377,6 +386,8 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
     if other is not None:
         why = _why_not(other, ctx, cues, several) or ""
         return base.model_copy(update={"verdict": "misattributed", "actually": f"{other.fact.label} ({why})"})
+    if s.inferred:  # a bare number is another figure only as that of what its sentence names
+        return base
     # another variant's figure in a sentence that names this one, or another case's (one parameter away) in
     # a sentence that names a case: a misattribution. A figure nobody's in particular is just wrong; ratios are
     # so dense across a sweep that only another pair at this case counts.
@@ -521,6 +532,10 @@ def _describe(f: FoundNumber) -> str:
     return f"{f.text} (no match in the model or the reference for {f.about})"
 
 
+#: the verdicts a bare number of an inferred unit is reported with (any other: it is no checkable figure)
+_REPORTED = frozenset({"match", "given", "misattributed"})
+
+
 def grade_explanation(
     text: str, spec: LessonSpec, ex: ExplanationSpec, ref: ReferenceRun | None, rel_tol: float = REL_TOL
 ) -> ExplanationGrade:
@@ -535,8 +550,8 @@ def grade_explanation(
     text, origin = normalise(text)
     ix = _Index(text)
     framed = frame(text, spec.workload)
-    found = [_back(judge(a, book, text, rel_tol, ix), original, origin)
-             for a in attribute(text, spec.workload, case, book.known_cases(), framed)]
+    found = [_back(f, original, origin) for a in attribute(text, spec.workload, case, book.known_cases(), framed)
+             if (f := judge(a, book, text, rel_tol, ix)).verdict in _REPORTED or not a.stated.inferred]
     # a count of SMs other than the device's ("131 SMs idle", "64 SMs busy") is no figure the model or the
     # reference holds: not reported
     found = [f for f in found if not (f.kind == "sms" and f.verdict == "unchecked")]

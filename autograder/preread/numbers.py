@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from .rules import named, rule
 
-__all__ = ["Reading", "Stated", "extract"]
+__all__ = ["Reading", "Stated", "bare_numbers", "extract"]
 
 _WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
@@ -86,6 +86,9 @@ class Stated:
     low: float | None = None  # a range's ends, in the first reading's unit
     high: float | None = None
     unitless: bool = field(default=False)
+    #: a bare number whose unit no word gives: read in every unit a student leaves off ("gpu 69.2 vs 17.6",
+    #: "tf32 348"), judged only to within rounding, and reported only where it is a figure of the case
+    inferred: bool = field(default=False)
 
     @property
     def kind(self) -> str:
@@ -670,3 +673,98 @@ def _launch_ellipsis(text: str, found: list[Stated], taken: _Taken, add: Callabl
             continue
         n = float(m.group(1))
         add(Stated(m.group(1), a, b, "", n, (Reading("launches", n),), unitless=True))
+
+
+# a bare number nothing else claims, in no formula: "gpu 69.2 vs 17.6 = 3.94", "tf32 348, fp32 51", "Ridge:
+# 7.693e14 / 4.191e12"; its unit is the one a student leaves off, so every such unit is a reading of it
+_BARE_NUMBER = rule(
+    "number.bare_inferred",
+    "a bare number no other rule reads and no formula holds ('gpu 69.2 vs 17.6', 'tf32 348', '7.693e14 / "
+    "4.191e12'): read in each unit a student leaves off, credited only to within rounding of a figure",
+    r"(?<![\w.^*#/$,\\_{}+·×÷=-])(?<![*·×+^÷]\s)(?<!\bx\s)(?<![#\w]/\s)(?<![#\w]\s/\s)"
+    r"(\d+(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
+    r"(?![\w^*/#(\[{]|\.(?!\s|$)|[.,]\d|\s*[·*×x^]\s*[\w(]|\s*[-+]\s*[\w(]|"
+    r"\s*/\s*[\d.]+(?:[eE][-+]?\d+)?\s*[=≈])" + _NOT_A_VALUE
+    + r"(?!\s*(?!(?:vs|versus|and|or|to|for|against|compared|in|on|at|with|from|of|the|is|was|are|gpu|wall|"
+    r"kernels?|launch\w*|eager|fused|compiled|mine|lib\w*)\b)[A-Za-zÀ-ÿ])",
+    ("gpu 69.2 vs 17.6", "tf32 348, fp32 51", "Ridge: 7.693e14", "= 3.94;", "bw 3877,", "1,074"),
+    ("2n^3", "64 tiles", "2^24", "8 trips", "2 * 4096", "2 + 2", "x86_64", "4096x4096", "####/6", "n / 6",
+     "128 threads", "3 reads", "128 x 128"),
+)
+#: the units a student leaves off a figure, per kind, as readings of one of it (the base units of
+#: :class:`Reading`): a time in µs or ms; bytes in MB, GB, KB or bytes (decimal: a bare power of two read
+#: as MiB would equal a size's bytes); GB/s or TB/s; TFLOP/s; GFLOP or MFLOP
+_LEFT_OFF: tuple[tuple[str, float], ...] = (
+    ("time", 1e-3), ("time", 1.0), ("bytes", 1e6), ("bytes", 1e9), ("bytes", 1e3), ("bandwidth", 1.0),
+    ("bandwidth", 1e3), ("flop_rate", 1.0), ("flops", 1e9), ("flops", 1e6),
+    ("intensity", 1.0),
+)
+
+
+_SMALL_CUE = rule(
+    "number.bare_small_cue",
+    "what makes a bare small whole number (1 to 10) a figure: a word of kernels or launches (a count), or of a "
+    "ratio just before it ('ratio 4', 'speedup = 4')",
+    r"(?P<k>\b(?:kernels?|launch(?:es)?|Kernel|núcleos?|noyaux|lançamentos?|lanzamientos?)\b)|"
+    r"(?P<r>\b(?:ratios?|speed-?\s?ups?|factor|Verhältnis|rapport|raz[óo]n|razão)\b[^.;,\d]{0,12}$)",
+    ("launches 4 / 1", "ratio ", "speedup = "),
+    ("bytes ", "the ratio was high, 4"),
+)
+
+
+def _left_off(n: float, text: str = "", a: int = 0, b: int = 0) -> tuple[Reading, ...]:
+    """Every reading of a bare number ``n`` (see :data:`_LEFT_OFF`), counts and plain values first; a small
+    whole number (``text[a:b]``) is a count or a ratio only where its sentence's words say so
+    (:data:`_SMALL_CUE`), else nothing (formulas and prose are full of them)."""
+    if n == int(n) and n <= 10:
+        near = text[max(0, a - 80):b + 40]
+        kernels = any(m.group("k") for m in _SMALL_CUE.finditer(near))
+        cue = _SMALL_CUE.search(text[max(0, a - 40):a])
+        ratio = cue is not None and cue.group("r") is not None
+        return ((Reading("ratio", n),) if ratio else ()) + ((Reading("launches", n),) if kernels else ())
+    out = [Reading("ratio", n)]
+    if n == int(n) and 1 <= n <= 64:
+        out.append(Reading("launches", n))
+    if n <= 1.5:
+        out.append(Reading("fraction", n))
+    if n >= 1e4:  # written out in base units: "268435456", "7.693e14" FLOP/s, "4.19e12" B/s
+        out += [Reading("bytes", n), Reading("flops", n), Reading("flop_rate", n * 1e-12),
+                Reading("bandwidth", n * 1e-9)]
+    if n < 1e5:
+        out += [Reading(k, n * f) for k, f in _LEFT_OFF]
+    return tuple(out)
+
+
+_SIZE_BEFORE = rule(
+    "number.bare_is_size",
+    "right before a bare number, words that make it a size or a setting, not a figure: 'N = ', 'n=', 'sizes like "
+    "', 'BLOCK_SIZE of ', 'up to '",
+    r"(?:\b[nNCR]\s*=\s*[~≈]?\s*|\b(?:sizes?|size of|like|such as|block(?:_size)?|BLOCK\w*|up to|"
+    r"rows?|cols?|columns?|elements?|threads?|warps?|step|version|v)\s*(?:of|=|:)?\s*)$",
+    ("N = ", "n=", "sizes like ", "BLOCK_SIZE of ", "up to "),
+    ("gpu ", "ratio = "),
+)
+
+
+def bare_numbers(text: str, found: list[Stated]) -> list[Stated]:
+    """The bare numbers of ``text`` that none of ``found`` covers (rule ``number.bare_inferred``), each with
+    every reading of :func:`_left_off`, marked ``inferred``. Not at a list item's start ("1. ", "2) ") nor
+    after a bound ("below 4"). Linear: one pass of the rule, a mask of what is found."""
+    taken = _Taken(len(text))
+    for f in found:
+        taken.add(f.start, f.end)
+    out = []
+    for m in _BARE_NUMBER.finditer(text):
+        a, b = m.start(1), m.end(1)
+        item = re.match(r"\s*[.)]\s", text[b:b + 3]) and re.search(r"(?:^|\n)\s*$", text[max(0, a - 8):a])
+        if taken.overlaps(a, b) or (item and (a < 8 or "\n" in text[max(0, a - 8):a])):
+            continue  # a list item's number ("1. ", "2) ")
+        if _BOUND.search(text[max(0, a - 40):a]) or _SIZE_BEFORE.search(text[max(0, a - 30):a]):
+            continue
+        n = to_float(m.group(1))
+        if n is None or n <= 0 or re.match(r"0\d", m.group(1)):
+            continue
+        readings = _left_off(n, text, a, b)
+        if readings:
+            out.append(Stated(m.group(1), a, b, "", n, readings, unitless=True, inferred=True))
+    return out

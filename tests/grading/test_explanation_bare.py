@@ -1,0 +1,56 @@
+"""Bare numbers (rule ``number.bare_inferred``): a figure a student writes without its unit and without a word
+that names it ("gpu 71.1 vs 18.4", "tf32 352") is read in every unit a student leaves off and credited only
+to within rounding of a figure its sentence is about; one that is no figure is not reported, and the numbers
+of formulas, sizes and settings are not read at all. Probed against the frozen H200 references of the corpus."""
+
+from __future__ import annotations
+
+import pytest
+
+from autograder.records import ExplanationGrade
+
+from .test_explanation_false_credits import grade, lessons  # noqa: F401 - the fixture
+
+
+def verdicts(g: ExplanationGrade) -> dict[str, str | None]:
+    return {f.text: f.verdict for f in g.found}
+
+
+@pytest.mark.parametrize(("lesson", "grade_id", "text", "right"), [
+    ("04_fusion", "explain_headline", "eager 268, fused 67; gpu 71.1 vs 18.4.",
+     ["268", "67", "71.1", "18.4"]),
+    ("03_roofline", "explain_intensity", "The peak is 785 and the copy roofline 4.11e3.", ["785", "4.11e3"]),
+])
+def test_a_bare_right_figure_is_credited(lessons, lesson, grade_id, text, right):  # noqa: F811
+    g = grade(lessons, lesson, grade_id, text)
+    got = verdicts(g)
+    assert {t: got.get(t) for t in right} == {t: "match" for t in right}, g.comment
+
+
+@pytest.mark.parametrize(("lesson", "grade_id", "text", "bare"), [
+    # a formula's constants, a size, a setting, a list item's number, a number matching nothing
+    ("04_fusion", "explain_headline", "relu(x*2+1)*0.5 runs as 4 kernels moving 268 MB.", ["2", "1", "0.5"]),
+    ("04_fusion", "explain_headline", "With BLOCK_SIZE of 1024 and N = 4096 it moves 268 MB in 4 kernels.",
+     ["1024", "4096"]),
+    ("04_fusion", "explain_headline", "1. eager moves 268 MB in 4 kernels\n2. the seed was 333.", ["1", "2", "333"]),
+    # the operands of a quotient whose result is stated: the result is the figure
+    ("03_roofline", "explain_intensity", "ridge ≈ 785 / 4.11 ≈ 191 FLOP/byte", ["785", "4.11"]),
+])
+def test_a_bare_number_that_is_no_figure_is_not_reported(lessons, lesson, grade_id, text, bare):  # noqa: F811
+    g = grade(lessons, lesson, grade_id, text)
+    got = verdicts(g)
+    assert not set(bare) & set(got), g.comment
+
+
+def test_a_bare_figure_of_the_other_timing_method_is_misattributed(lessons):  # noqa: F811
+    g = grade(lessons, "04_fusion", "explain_headline", "eager moves 268 MB in 4 kernels; wall 71.1 vs 18.4.")
+    got = verdicts(g)
+    assert got.get("71.1") == "misattributed" and got.get("18.4") != "match", g.comment
+
+
+def test_a_small_bare_number_needs_its_words(lessons):  # noqa: F811
+    """1 to 10 are in every formula and list: bare, they are a count only beside a kernel word, a ratio only
+    right after a ratio's word."""
+    g = grade(lessons, "04_fusion", "explain_headline", "eager moves 268 MB; ratio 4; we tried 4 configs and 1 won.")
+    got = verdicts(g)
+    assert got.get("4") == "match" and list(got).count("4") == 1 and "1" not in got, g.comment
