@@ -31,12 +31,14 @@ from .rules import (
     EACH,
     GPU,
     KERNEL_TIME,
+    OVERHEAD,
     PREDICTED,
     RATIO_TIME,
     RATIO_TRAFFIC,
     SPEEDUP_BEFORE,
     UNCHECKED,
     WALL,
+    WALL_AS_KERNEL,
     named,
 )
 
@@ -257,6 +259,14 @@ def _why_not(c: Candidate, ctx: Context, cues: _Cues, several: frozenset[str] = 
     return None
 
 
+def _wall_as_kernel(c: Candidate, ctx: Context) -> bool:
+    """A per-call (wall) figure in a sentence that says it is timed per call and reads it as the kernel's own
+    (against a peak or roofline, as why it is memory- or compute-bound) without naming what else a call pays:
+    the lesson's misconception, whose figures are right but not the kernel's."""
+    return (_family(c.fact.method) == "wall" and not c.fact.given and WALL.search(ctx.sentence) is not None
+            and WALL_AS_KERNEL.search(ctx.sentence) is not None and OVERHEAD.search(ctx.sentence) is None)
+
+
 def _unanchored(c: Candidate, ctx: Context, cues: _Cues, asked: frozenset[frozenset[str]]) -> bool:
     """A ratio of two measured times that no quantity of the lesson compares (``asked``: the pairs it does),
     said of neither time nor a variant of the pair: a sweep holds so many ratios that closeness alone would
@@ -371,6 +381,9 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
         if exact is not None:  # "took 200 µs" in GPU time: 15 % off its GPU time, its wall time exactly
             return base.model_copy(update={"verdict": "misattributed", "actually": f"{exact.fact.label} (exactly; "
                                            f"{hit.fact.label} is {_error(s, hit.fact):.0%} off)"})
+        if _wall_as_kernel(hit, ctx):  # "timed one call: 85 µs ... only 947 GB/s against the roofline"
+            return base.model_copy(update={"verdict": "misattributed", "actually": f"{hit.fact.label} (a per-call "
+                                           "wall figure, read as the kernel's own)"})
         verdict = "given" if hit.fact.given else "match"
         if s.inferred:  # the unit left off is the one of the figure it is
             r = min((r for r in s.readings if r.kind == hit.fact.kind),

@@ -167,6 +167,28 @@ UNCHECKED = rule(
     ("the GPU time is 71 µs", "eager launches 4 kernels", "~100 µs of CPU dispatch per call"),
 )
 
+WALL_AS_KERNEL = rule(
+    "misconception.wall_as_kernel",
+    "a sentence that reads a per-call (wall) figure as the kernel's own: against its peak or roofline, or as "
+    "why it is (not) memory- or compute-bound ('timed one call: 85 µs ... it reaches only 947 GB/s against the "
+    "roofline')",
+    r"\b(?:of (?:the |its )?(?:[\w-]+ ){0,2}(?:peak|roofline)|against (?:the |a )?[^.;]{0,24}?\b(?:peak|roofline)|"
+    r"(?:memory|compute|bandwidth)[- ]bound|is running at|kernel (?:only )?reaches|reaches only)\b",
+    ("it reaches only 947 GB/s against the 4,220 GB/s roofline", "only 8% of the bf16 peak",
+     "so it's not memory-bound yet", "which means it is running at 613 TFLOP/s"),
+    ("the GPU time is 71 µs", "the speedup is 1.2x"),
+)
+OVERHEAD = rule(
+    "misconception.overhead_named",
+    "a sentence that names what a call pays besides its kernels (dispatch, CPU or Python overhead, guards, "
+    "launch cost): its per-call figures are read as the call's, not the kernel's",
+    r"\b(?:overhead|dispatch\w*|launch(?:ing)? (?:cost|latenc\w*|overhead)|launching|cpu|python|host|guards?|"
+    r"wrapped|framework|Overhead|sobrecarga|surco[ûu]t)\b",
+    ("since the call is ~115 µs of mostly CPU overhead", "because launching costs more than the math",
+     "host dispatch dominates"),
+    ("the fused kernel is not memory-bound",),
+)
+
 
 def named(name: str, purpose: str, examples: tuple[str, ...], counter: tuple[str, ...] = ()
           ) -> Callable[..., re.Pattern[str]]:
