@@ -512,18 +512,19 @@ _TILE_AFTER = named('case.tile_shape_after',
 
 
 _SIZE_IS_VALUE = named('case.size_is_value',
-    "a power of two right before a unit of bytes or FLOPs ('2^31 FLOP', '2^22 B') is a count, not a case",
+    "a power of two or a number right before a unit of bytes or FLOPs ('2^31 FLOP', '2^22 B', 'a row of 8 KB') is "
+    "a count, not a case",
         (' FLOP', ' B', ' bytes', ' MiB'),
         (' elements', ' x 4096'))(r"^\s*(?:[kmgt]i?b\b|bytes?\b|(?-i:B)\b|[kmgtp]?flops?\b|octets?\b)", re.I)
 
 
 def _not_tiles(mentioned: list[Mention], text: str) -> list[Mention]:
     """The lesson's case mentions less those that are no case: a tiling ('tiles of 128 x 128') or a count
-    written as a power of two ('2^31 FLOP')."""
+    of bytes or FLOPs, written as a power of two ('2^31 FLOP') or not ('a row of 8 KB')."""
     return [m for m in mentioned
             if m.variant is not None or not m.params or "dtype" in m.params
             or not (_TILE.search(text[max(0, m.start - 24):m.start]) or _TILE_AFTER.match(text[m.end:m.end + 12])
-                    or (re.fullmatch(r"2\s?(?:\^|\*\*)\s?\d{1,2}", text[m.start:m.end])
+                    or (re.search(r"(?:^|\s|of)(?:\d+|2\s?(?:\^|\*\*)\s?\d{1,2})$", text[m.start:m.end])
                         and _SIZE_IS_VALUE.match(text[m.end:m.end + 12])))]
 
 
