@@ -106,13 +106,49 @@ _NUMBER_WORDS = rule(
     rf"(?:(?:[\s-]+|\s+and\s+)(?:{_WORD})){{0,10}}"
     rf"(?:\s+point(?:\s+(?:{_DIGIT_WORDS})){{1,6}}\b(?!\s+point)|"  # a decimal in words is a number by itself
     rf"(?:\s+point(?:\s+(?:{_DIGIT_WORDS})){{1,6}})?"
-    r"(?=\s*(?:[kmgt]i?b\b|bytes?\b|(?:kilo|mega|giga)bytes?\b|µs|us\b|ms\b|(?:micro|milli|nano)?seconds?\b|"
+    r"(?=\s*(?:[kmgt]i?b\b|bytes?\b|(?:kilo|mega|giga|tera|kibi|mebi|gibi|tebi)bytes?\b|µs|us\b|ms\b|"
+    r"(?:micro|milli|nano)?seconds?\b|"
     r"[gt]b/s|[kmgtp]?flop|floating[- ]point operations\b|SMs?\b|percent\b|per cent\b|%|times\b|x\b|×|-?fold\b)))",
     ("sixty-seven megabytes", "two hundred and sixty-eight MB", "three point nine times", "seventy-one µs",
      "a hundred and thirty-seven billion floating point operations", "a hundred and thirty-two SMs",
      "the wall speedup is zero point nine five"),
     ("four kernels", "the two variants", "137 billion FLOP", "at one point the"),
 )
+
+
+_FRACTION_WORDS = {"sixth": 6, "fifth": 5, "eighth": 8, "tenth": 10, "sevenths": 7, "ninth": 9}
+_NUMBER_PHRASE = rule(
+    "format.number_words_bare",
+    "an English number in words that no unit follows, of two words or more or above ten ('roughly one hundred "
+    "eighty-four', 'sixty-four', 'sixteen point eight million', 'seventeen-and-a-half', 'one sixth'): written in "
+    "digits (one word up to ten stays a word: 'one of the two kernels'; 'a quarter', 'half' are shares' words)",
+    rf"(?<![\d.,] )\b(?:(?:one|an?)[\s-]+(?:{'|'.join(_FRACTION_WORDS)})s?\b|"
+    rf"(?:{_FIRST}|a(?=\s+(?:hundred|thousand|million|billion)\b))"
+    rf"(?:(?:[\s-]+|\s+and\s+)(?:{_WORD})){{0,10}}"
+    rf"(?:\s+point(?:\s+(?:{_DIGIT_WORDS})){{1,6}}(?:\s+(?:thousand|million|billion))?)?"
+    r"(?:[\s-]+and[\s-]+a[\s-]+half)?\b(?:-(?=[A-Za-zµ]))?)",
+    ("roughly one hundred eighty-four", "sixty-four", "sixteen point eight million", "seventeen-and-a-half",
+     "one sixth"),
+    (),
+)
+
+
+def _phrase_digits(m: re.Match[str]) -> list[tuple[str, int]]:
+    """A number phrase of :data:`_NUMBER_PHRASE` in digits, or as written where it is one small word."""
+    phrase = m.group(0)
+    hyphen = phrase.endswith("-")
+    words = [w for w in re.split(r"[\s-]+", phrase.lower().rstrip("-")) if w]
+    if words and words[-1].rstrip("s") in _FRACTION_WORDS:
+        value: float | None = 1 / _FRACTION_WORDS[words[-1].rstrip("s")]
+        shown = f"{value:.4f}"
+    else:
+        half = words[-3:] == ["and", "a", "half"]
+        value = _words_value(" ".join(words[:-3] if half else words))
+        if value is None or (len(words) == 1 and value <= 10) or words == ["a"]:
+            return [(phrase, m.start())]
+        value += 0.5 if half else 0.0
+        shown = str(int(value)) if value.is_integer() else repr(value)
+    return [(shown + (" " if hyphen else ""), m.start())]
 
 
 def _words_value(phrase: str) -> float | None:
@@ -122,7 +158,8 @@ def _words_value(phrase: str) -> float | None:
         whole, frac = words[:i], words[i + 1:]
         base = _words_value(" ".join(whole)) if whole else 0.0
         digits = "".join(str(_SMALL[w]) for w in frac if w in _SMALL and _SMALL[w] < 10)
-        return None if base is None or not digits else base + float("0." + digits)
+        scale = _SCALES.get(frac[-1], 1) if frac else 1  # "sixteen point eight million"
+        return None if base is None or not digits else (base + float("0." + digits)) * scale
     total = current = 0
     for w in words:
         if w in ("and", "a"):  # "a hundred and thirty-two"
@@ -208,6 +245,8 @@ def normalise(text: str) -> tuple[str, list[int]]:
             ("^" + "".join(_SUPERSCRIPT[c] for c in m.group(0)), m.start())])
     if _NUMBER_WORDS.search(text):
         text, origin = _rewrite(text, origin, _NUMBER_WORDS, lambda m: _digits(m, text))
+    if _NUMBER_PHRASE.search(text):
+        text, origin = _rewrite(text, origin, _NUMBER_PHRASE, _phrase_digits)
     text, origin = _rewrite(text, origin, _DIGIT_GROUPS, lambda m: [])
     text, origin = _rewrite(text, origin, _SPACE_GROUPS, lambda m: [
         (m.group(1), m.start(1)),

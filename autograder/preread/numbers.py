@@ -37,14 +37,18 @@ _BINARY = {"kb": 2**10, "mb": 2**20, "gb": 2**30, "tb": 2**40}
 _BYTES = {
     "b": 1, "byte": 1, "bytes": 1, "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40,
     "kilobyte": 1e3, "kilobytes": 1e3, "megabyte": 1e6, "megabytes": 1e6, "gigabyte": 1e9, "gigabytes": 1e9,
+    "terabyte": 1e12, "terabytes": 1e12, "kibibyte": 2**10, "kibibytes": 2**10, "mebibyte": 2**20,
+    "mebibytes": 2**20, "gibibyte": 2**30, "gibibytes": 2**30,
     **_DECIMAL,
 }
 _BW = {"b/s": 1e-9, "kb/s": 1e-6, "gb/s": 1.0, "tb/s": 1e3, "mb/s": 1e-3, "gib/s": 2**30 / 1e9, "tib/s": 2**40 / 1e9,
        "gbps": 1.0,
-       "gb per second": 1.0, "tb per second": 1e3}
+       "gb per second": 1.0, "tb per second": 1e3, "gigabytes per second": 1.0, "gigabyte per second": 1.0,
+       "terabytes per second": 1e3, "terabyte per second": 1e3}
 _RATE = {"flop/s": 1e-12, "pflop/s": 1e3, "tflop/s": 1.0, "gflop/s": 1e-3, "pflops": 1e3, "tflops": 1.0, "gflops": 1e-3}
 _COUNT = {"flop": 1.0, "kflop": 1e3, "mflop": 1e6, "gflop": 1e9, "tflop": 1e12, "pflop": 1e15}
 _TIME = {"ns": 1e-6, "nanoseconds": 1e-6, "µs": 1e-3, "μs": 1e-3, "us": 1e-3, "usec": 1e-3, "microseconds": 1e-3,
+         "microsecond": 1e-3, "millisecond": 1.0, "nanosecond": 1e-6,
          "ms": 1.0, "msec": 1.0, "milliseconds": 1.0, "s": 1e3, "sec": 1e3, "seconds": 1e3,
          # German, Spanish, French, Portuguese
          "mikrosekunden": 1e-3, "microsegundos": 1e-3, "microsecondes": 1e-3, "microssegundos": 1e-3,
@@ -178,13 +182,15 @@ _UNITS: list[tuple[str, re.Pattern[str]]] = [
     ("bandwidth", named('unit.bandwidth', 'a bandwidth: GB/s, TB/s, GiB/s, Gbps, Go/s, B/s (in e-notation)',
         ('3777 GB/s', '4.2 TB/s', '3777 Go/s', '4 TB per second', '4180 GB/sec', '2039 GByte/s', '3.6 TB / s',
          '3.88e12 B/s'),
-        ('3777 GB',))(_N + _RANGE + r"[^\S\n]*(?P<u>(?:[kgmt]i?)?(?:[bo]|bytes?)\s?/\s?s(?:ec)?|gbps|[gt]b per second)"
+        ('3777 GB',))(_N + _RANGE + r"[^\S\n]*(?P<u>(?:[kgmt]i?)?(?:[bo]|bytes?)\s?/\s?s(?:ec)?|gbps|[gt]b per second|"
+                      r"(?:giga|tera)bytes? per second)"
                       + _END,
                       re.I)),
     ("bytes", named('unit.bytes', 'a size in bytes: B, KB, MiB, GB, bytes, megabytes, octets, Mo',
         ('268 MB', '256 MiB', '268,435,456 bytes', '64 Mo', '2 B', '268.4 MByte', '67.1 MBytes'),
         ('268 Mb/s', '4 TB/s'))(
         _N + _RANGE + r"[^\S\n]*(?P<u>[kmgt]i?bytes?|[kmgt]ib|[kmgt]b|bytes?|b|kilobytes?|megabytes?|gigabytes?|"
+        r"terabytes?|(?:kibi|mebi|gibi|tebi)bytes?|"
         r"octets?|"
         r"(?-i:[KMGT]i?o))"
         + _END, re.I)),
@@ -275,6 +281,18 @@ _NAMED_RATIO = named('number.named_ratio',
     r"\b(?:ratios?|speed-?\s?ups?|slow-?\s?downs?|factor|prediction|predicted|estimate|rapport|raz[óo]n|razão|"
     r"proporci[óo]n|Verhältnis|Faktor|facteur|fator|aceleraci[óo]n|accélération|Beschleunigung|aceleração)\b(?:[^.;!?\d%|\s]|\s(?!\s)|\.(?=\d)){0,80}?"
     + _N + _NOT_A_VALUE + r"(?:\s*:\s*1\b)?", re.I
+)
+_NAMED_RATIO_WORD = named('number.named_ratio_word',
+    "a small number in words that the text names a ratio: 'the traffic ratio of four', 'the speedup is about "
+    "four', 'un facteur de quatre'",
+        ('the traffic ratio of four', 'the speedup is about four', 'a factor of two'),
+        ('the ratio of the two kernels', 'speedup for four kernels'))(
+    r"\b(?:ratios?|speed-?\s?ups?|factor|Faktor|facteur|fator|Verhältnis|rapport|raz[óo]n|razão)\s+"
+    r"(?:is\s+|of\s+|was\s+|ist\s+|est\s+|es\s+|é\s+|de\s+|von\s+)?(?:only\s+|just\s+|about\s+|roughly\s+|around\s+|"
+    r"nearly\s+|almost\s+|exactly\s+|~\s*|≈\s*)*"
+    r"(one|two|three|four|five|six|seven|eight|nine|ten|zwei|drei|vier|fünf|dos|tres|cuatro|cinco|deux|trois|"
+    r"quatre|cinq|dois|três|quatro)\b(?!\s+(?:kernels?|launch\w*|times|passes|ops?|operations|of)\b)(?![-\w])",
+    re.I,
 )
 # "beats compiled by 1.35", "faster by about 4"
 _BY = named('number.faster_by', "a factor after 'faster/beats ... by': 'beats compiled by 1.35', 'faster by about 4'",
@@ -593,7 +611,8 @@ def extract(text: str) -> list[Stated]:
         n = to_float(m.group(1))
         if n is not None and not taken.overlaps(m.start(), m.end()) and (m.group(0) != m.group(1) or n == 2):
             add(Stated(m.group(0), m.start(), m.end(), "times", n, (Reading("ratio", n),)))
-    named = ((_OF_PEAK, "fraction"), (_NAMED_LAUNCHES, "launches"), (_QUOTIENT, "ratio"), (_NAMED_QUOTIENT, "ratio"),
+    named = ((_OF_PEAK, "fraction"), (_NAMED_LAUNCHES, "launches"), (_NAMED_RATIO_WORD, "ratio"),
+             (_QUOTIENT, "ratio"), (_NAMED_QUOTIENT, "ratio"),
              (_BY, "ratio"),
              (_NAMED_RATIO, "ratio"), (_NAMED_FRACTION, "fraction"))
     for pat, kind in named:

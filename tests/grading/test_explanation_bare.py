@@ -54,3 +54,28 @@ def test_a_small_bare_number_needs_its_words(lessons):  # noqa: F811
     g = grade(lessons, "04_fusion", "explain_headline", "eager moves 268 MB; ratio 4; we tried 4 configs and 1 won.")
     got = verdicts(g)
     assert got.get("4") == "match" and list(got).count("4") == 1 and "1" not in got, g.comment
+
+
+@pytest.mark.parametrize(("lesson", "grade_id", "text", "right"), [
+    # numbers in words that no unit follows, a decimal with its scale, "and a half", a fraction in words
+    ("03_roofline", "explain_intensity",
+     "The add does only about sixteen point eight million floating point operations, the ridge is roughly one "
+     "hundred ninety-one, and the add is at one sixth of a FLOP per byte.",
+     ["sixteen point eight million floating point operations", "one hundred ninety-one", "one sixth"]),
+    # units in words: terabytes per second, gibibytes; a small number in words named a ratio
+    ("04_fusion", "explain_headline",
+     "Eager moves two hundred sixty-eight megabytes in four kernels at about three point seven seven terabytes per "
+     "second; fused moves sixty-four mebibytes, so the traffic ratio is four.",
+     ["two hundred sixty-eight megabytes", "three point seven seven terabytes per second", "sixty-four mebibytes",
+      "four"]),
+])
+def test_a_number_in_words_is_read(lessons, lesson, grade_id, text, right):  # noqa: F811
+    g = grade(lessons, lesson, grade_id, text)
+    got = verdicts(g)
+    assert {t: got.get(t) for t in right} == {t: "match" for t in right}, g.comment
+
+
+def test_one_small_word_stays_a_word(lessons):  # noqa: F811
+    g = grade(lessons, "04_fusion", "explain_headline", "One of the two kernels moves 268 MB; the ratio of the two is "
+              "what matters.")
+    assert set(verdicts(g)) == {"268 MB"}, g.comment
