@@ -545,6 +545,19 @@ def _describe(f: FoundNumber) -> str:
     return f"{f.text} (no match in the model or the reference for {f.about})"
 
 
+#: kinds of figure that carry no unit ("4 kernels", "3.9x", "0.45 of the peak"): written bare, nothing is missing
+_DIMENSIONLESS = frozenset({"launches", "ratio", "fraction", "sms"})
+#: a TA takes a quarter off an answer whose figures have no units when at least this many right facts, and
+#: this share of them, are bare numbers ("eager 268 / 4, gpu 69.2 vs 17.6"): the reader must guess the units
+BARE_FACTS, BARE_SHARE = 2, 1 / 3
+
+
+def _without_units(bare: set[str | None], found: list[FoundNumber]) -> int:
+    """1 when the answer's right figures are written without units (see :data:`BARE_FACTS`), else 0."""
+    derived = {f.matches for f in found if f.verdict == "match"}
+    return int(len(bare) >= BARE_FACTS and len(bare) >= BARE_SHARE * len(derived))
+
+
 #: the verdicts a bare number of an inferred unit is reported with (any other: it is no checkable figure)
 _REPORTED = frozenset({"match", "given", "misattributed"})
 
@@ -563,8 +576,11 @@ def grade_explanation(
     text, origin = normalise(text)
     ix = _Index(text)
     framed = frame(text, spec.workload)
-    found = [_back(f, original, origin) for a in attribute(text, spec.workload, case, book.known_cases(), framed)
-             if (f := judge(a, book, text, rel_tol, ix)).verdict in _REPORTED or not a.stated.inferred]
+    judged = [(a, f) for a in attribute(text, spec.workload, case, book.known_cases(), framed)
+              if (f := judge(a, book, text, rel_tol, ix)).verdict in _REPORTED or not a.stated.inferred]
+    found = [_back(f, original, origin) for _, f in judged]
+    # right figures of a dimension (bytes, time, bandwidth, ...) that the answer wrote without any unit
+    bare = {f.matches for a, f in judged if a.stated.inferred and f.verdict == "match" and f.kind not in _DIMENSIONLESS}
     # a count of SMs other than the device's ("131 SMs idle", "64 SMs busy") is no figure the model or the
     # reference holds: not reported
     found = [f for f in found if not (f.kind == "sms" and f.verdict == "unchecked")]
@@ -573,7 +589,8 @@ def grade_explanation(
     wrong = [c for c in drawn if not c.right]
     text = original
     missing = missing_parts(text, found, ex)
-    fraction, derived = suggest(found, len(wrong), len(missing))
+    unitless = _without_units(bare, found)
+    fraction, derived = suggest(found, len(wrong), len(missing) + unitless)
     flags: list[str] = []
     stripped = text.strip()
     if not stripped or stripped == "YOUR ANSWER HERE":
@@ -594,11 +611,15 @@ def grade_explanation(
             flags.append("wrong_conclusion")
         if missing:
             flags.append("missing_part")
+        if unitless:
+            flags.append("no_units")
         comment = (
             f"{PREREAD} found {len(found)} number(s), {derived} distinct fact(s) of the work model "
             f"or reference stated right: " + "; ".join(_describe(f) for f in found) + "."
             + "".join(f" Wrong conclusion: {c.reason} ✗." for c in wrong)
             + (f" Missing from the asked explanation: {'; '.join(missing)} ✗." if missing else "")
+            + (f" Figures without units: {len(bare)} of the {derived} right facts are bare numbers ✗." if unitless
+               else "")
             + f" Suggested {fraction * ex.points:.2f}/{ex.points:g}"
             + (" (at most half: a wrong conclusion)." if wrong and derived else ".")
         )
