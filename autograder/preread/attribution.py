@@ -506,9 +506,12 @@ _TILE = named('case.tile_shape',
                                   r"(?:of|de|von|aus|do|da)\s*$",
                                   re.I)
 _TILE_AFTER = named('case.tile_shape_after',
-    "a shape right before a word for tiles or blocks ('128 × 128 tiles', '128x128-Kacheln') is not a case",
-        (' tiles', '-Kacheln', ' tuiles', ' bloques'),
-        (' matrix',))(r"^[\s-]*(?:tiles?|tuiles?|Kacheln|bloques|blocos|blocks?)\b", re.I)
+    "a shape right before a word for tiles or blocks, maybe one word between or misspelt ('128 × 128 tiles', "
+    "'128x128-Kacheln', '128 x 128 output tiles', '128x128 tiels') is not a case",
+        (' tiles', '-Kacheln', ' tuiles', ' bloques', ' output tiles', ' tiels', ' thread blocks', ' CTAs'),
+        (' matrix', ' output matrix', ' the tiles'))(
+    r"^[\s-]*(?:(?:output|thread|result|cuBLAS|GEMM|matmul|Ausgabe|salida|sortie|saída)[\s-]+)?(?:tiles?|tiels?|tlies|tilse|tuiles?|Kacheln|bloques|blocos|blocks?|CTAs?|"
+    r"mosaicos|blocchi|ladrilhos)\b", re.I)
 
 
 _SIZE_IS_VALUE = named('case.size_is_value',
