@@ -10,6 +10,7 @@ Pure functions; linear in the text (one pass per rule).
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 
@@ -89,6 +90,26 @@ _SUPERSCRIPTS = rule(
     ("10⁹", "2²⁴"),
     ("10^9",),
 )
+
+_SIZE_E = rule(
+    "format.size_in_e_notation",
+    "a size in e-notation or rounded after 'N =', 'n =' ('N = 4.096e3', 'N = 1.05e6', 'n = 1.024e3'): the power "
+    "of two it rounds (to 1 %), as the lesson's sizes are written",
+    r"(?<=\b[nNC] = )(\d(?:\.\d+)?[eE]\+?\d{1,2})\b|(?<=\b[nNC]=)(\d(?:\.\d+)?[eE]\+?\d{1,2})\b",
+    ("N = 4.096e3", "n = 1.024e3", "N = 1.05e6", "N=2.68e8"),
+    ("t = 6.2e-6", "N = 4096"),
+)
+
+
+def _power_of_two(m: re.Match[str]) -> list[tuple[str, int]]:
+    shown = m.group(1) or m.group(2)
+    at = m.start(1) if m.group(1) else m.start(2)
+    value = float(shown)
+    k = round(math.log2(value)) if value > 0 else 0
+    if k <= 0 or abs(2**k - value) > 0.01 * value:
+        return [(shown, at)]
+    return [(f"2^{k}", at)]
+
 
 _SMALL = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
@@ -243,6 +264,8 @@ def normalise(text: str) -> tuple[str, list[int]]:
     if any(c in text for c in _SUPERSCRIPT):
         text, origin = _rewrite(text, origin, _SUPERSCRIPTS, lambda m: [
             ("^" + "".join(_SUPERSCRIPT[c] for c in m.group(0)), m.start())])
+    if _SIZE_E.search(text):
+        text, origin = _rewrite(text, origin, _SIZE_E, _power_of_two)
     if _NUMBER_WORDS.search(text):
         text, origin = _rewrite(text, origin, _NUMBER_WORDS, lambda m: _digits(m, text))
     if _NUMBER_PHRASE.search(text):
