@@ -223,6 +223,11 @@ def misconceptions(masked: str, sentences: list[tuple[int, int]], names: list[Me
                 s[max(0, over.start() - 24):over.start()]) and (
                 GPU.search(s) or re.search(r"\b(?:speed-?ups?|ratio|factor|measured)\b", s, re.I)):
             why = "GPU time replays a CUDA graph: it has no launch or dispatch overhead to explain it"
+        elif (_LAUNCH_CAUSE.search(s) and _SPEEDUP_WORD.search(s) and not WALL.search(s)
+              and not WALL.search(before) and not _NOT_CAUSE.search(s[:_LAUNCH_CAUSE.search(s).start()][-24:])
+              and "#" not in s and not _SIZES_NAMED.search(s) and _gpu_floor(ref, case) >= LONG_KERNEL_MS):
+            why = (f"at this size each kernel runs for {_gpu_floor(ref, case) * 1e3:.0f} µs or more of GPU time: "
+                   "the launches saved do not explain the speedup, the bytes do")
         elif denied and _gpu_gain(ref, case) > 1.5 and not WALL.search(_clause_of(s, denied)) and (
                 _OPTIMISATION.search(masked, max(a, a + denied.start() - 40), a + denied.start())
                 or any(a + denied.start() - 40 <= p < a + denied.start() for p in starts)):
@@ -230,6 +235,46 @@ def misconceptions(masked: str, sentences: list[tuple[int, int]], names: list[Me
         if why is not None:
             out.append(Conclusion(s.strip()[:60], (a, b), False, f"'{s.strip()[:80]}': {why}"))
     return out
+
+
+#: a kernel this long (GPU time, ms) dwarfs what launching it costs (a few µs, and none inside a CUDA graph)
+LONG_KERNEL_MS = 0.010
+_LAUNCH_CAUSE = rule(
+    "conclusion.launches_as_cause",
+    "the launches saved named as what makes a variant faster: 'the speedup comes from saving three launches', "
+    "'eager pays four kernel launches and mine only one', 'launches are what dominates'",
+    r"\b(?:sav(?:es|ing|e)|remov\w+|eliminat\w+|cutting|fewer)\b[^.;:]{0,30}\blaunch(?:es)?\b|"
+    r"\blaunch(?:es)?\b[^.;]{0,30}\b(?:(?:is|are) what dominat\w*|dominat\w*|(?:is|are) what makes)\b|"
+    r"\bpays? (?:\w+ )?(?:kernel )?launch(?:es)?\b[^.;]{0,30}\bonly (?:one|1)\b",
+    ("the speedup comes from saving three kernel launches", "launches are what dominates an elementwise op",
+     "eager pays four kernel launches and mine only one"),
+    ("eager launches 4 kernels", "the launch count drops from 4 to 1"),
+)
+_SIZES_NAMED = rule(
+    "conclusion.sizes_named",
+    "words that put a claim about launches at other sizes than the cell's: 'at small sizes', 'for tiny tensors'",
+    r"\b(?:small|smaller|smallest|tiny|large|larger|largest|sizes|sweep)\b",
+    ("at small sizes", "for tiny tensors", "across the sweep"),
+    ("at this size",),
+)
+_SPEEDUP_WORD = rule(
+    "conclusion.speedup_word",
+    "a speedup or a faster variant spoken of: the sentence explains a gain",
+    r"\b(?:speed-?\s?ups?|faster|quicker|gain|wins?|schneller|más rápid\w*|plus rapides?|mais rápid\w*|"
+    r"aceleraci[óo]n|accélération|Beschleunigung)\b|\d\s?[x×]",
+    ("the speedup", "makes the fused version faster", "the 4x"),
+    ("the bytes",),
+)
+
+
+def _gpu_floor(ref: ReferenceRun | None, case: Mapping[str, ParamValue]) -> float:
+    """The shortest GPU time (ms) of a variant's kernel at ``case``: its GPU time over its launches where the
+    reference counted them, else its GPU time (0 when unmeasured)."""
+    if ref is None:
+        return 0.0
+    times = [float(m.stats.median) / max(1, m.launches or 1) for m in ref.measurements
+             if _family(m.method) == "gpu" and dict(m.case.params) == dict(case) and m.stats.median > 0]
+    return min(times) if times else 0.0
 
 
 _NOT_CAUSE = rule(

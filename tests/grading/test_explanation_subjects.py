@@ -53,3 +53,18 @@ def test_a_per_call_figure_read_as_the_kernels_is_misattributed(lessons):  # noq
     ok = grade(lessons, "04_fusion", "explain_headline", "Per call the fused one only reaches 582 GB/s, since the "
                "call is mostly CPU dispatch overhead around an 18 µs kernel.")
     assert verdicts(ok).get("582 GB/s") == "match", ok.comment
+
+
+@pytest.mark.parametrize(("lesson", "grade_id", "text", "wrong"), [
+    # a GPU-time speedup at a size whose kernels run for tens of µs, explained by the launches saved: wrong
+    ("04_fusion", "explain_headline", "Eager moves 268 MB in 4 kernels, fused 67 MB in 1. The 3.9x speedup comes "
+     "from saving three kernel launches, which is what makes the fused version faster.", True),
+    # the same words said of the small sizes, or of the per-call time, are right
+    ("04_fusion", "explain_sweep", "At small sizes the fused one is faster in GPU time only because it saves "
+     "three launches.", False),
+    ("04_fusion", "explain_headline", "Eager moves 268 MB in 4 kernels. Per call the fused version is faster "
+     "mostly from saving three launches of dispatch.", False),
+])
+def test_launches_saved_do_not_explain_a_long_kernels_speedup(lessons, lesson, grade_id, text, wrong):  # noqa: F811
+    g = grade(lessons, lesson, grade_id, text)
+    assert ("wrong_conclusion" in g.flags) is wrong, g.comment
