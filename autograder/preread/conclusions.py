@@ -223,8 +223,8 @@ def misconceptions(masked: str, sentences: list[tuple[int, int]], names: list[Me
                 s[max(0, over.start() - 24):over.start()]) and (
                 GPU.search(s) or re.search(r"\b(?:speed-?ups?|ratio|factor|measured)\b", s, re.I)):
             why = "GPU time replays a CUDA graph: it has no launch or dispatch overhead to explain it"
-        elif (_LAUNCH_CAUSE.search(s) and _SPEEDUP_WORD.search(s) and not WALL.search(s)
-              and not WALL.search(before) and not _NOT_CAUSE.search(s[:_LAUNCH_CAUSE.search(s).start()][-24:])
+        elif ((launch := _LAUNCH_CAUSE.search(s)) and _SPEEDUP_WORD.search(s) and not WALL.search(s)
+              and not WALL.search(before) and not _NOT_CAUSE.search(s[max(0, launch.start() - 24):launch.start()])
               and "#" not in s and not _SIZES_NAMED.search(s) and _gpu_floor(ref, case) >= LONG_KERNEL_MS):
             why = (f"at this size each kernel runs for {_gpu_floor(ref, case) * 1e3:.0f} µs or more of GPU time: "
                    "the launches saved do not explain the speedup, the bytes do")
