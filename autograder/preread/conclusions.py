@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..mentions import Mention
@@ -21,7 +21,7 @@ from ..records import ParamValue, ReferenceRun
 from ..workload import Workload
 from .rules import GPU, WALL, rule
 
-__all__ = ["Conclusion", "conclusions", "misconceptions"]
+__all__ = ["Conclusion", "bound_claims", "conclusions", "misconceptions"]
 
 _CLAIM = rule(
     "conclusion.claim",
@@ -315,3 +315,53 @@ def _gpu_gain(ref: ReferenceRun | None, case: Mapping[str, ParamValue]) -> float
     times = [float(m.stats.median) for m in ref.measurements
              if _family(m.method) == "gpu" and dict(m.case.params) == dict(case) and m.stats.median > 0]
     return max(times) / min(times) if len(times) > 1 else 1.0
+
+
+_BOUND_CLAIM = rule(
+    "conclusion.bound_claim",
+    "a kernel said to be memory- or compute-bound ('it becomes memory-bound', 'the add is compute bound', "
+    "'speichergebunden', 'limitado por memoria')",
+    r"\b(?:(memory|bandwidth|speicher|mémoire|memoria|memória)[- ]?(?:bound|gebunden|limited)|"
+    r"(compute|rechen|calcul|cómputo|cálculo|computação)[- ]?(?:bound|gebunden|limited)|"
+    r"limitad[oa] (?:por|pela) (?:(memoria|memória)|(c[óá]mputo|computação))|"
+    r"limité par (?:la |le )?(?:(mémoire)|(calcul)))\b",
+    ("it becomes memory-bound", "the add is compute bound", "speichergebunden", "limitado por memoria",
+     "limité par le calcul"),
+    ("memory traffic", "bound to"),
+)
+
+
+def bound_claims(masked: str, sentences: list[tuple[int, int]], names: list[Mention],
+                 intensities: Mapping[str, float], ridges: list[float], mentioned: Sequence[Mention] = (),
+                 case: Mapping[str, ParamValue] | None = None) -> list[Conclusion]:
+    """A variant said to be memory-bound whose work model's intensity (FLOP per byte) is above every ridge
+    point of the device, or compute-bound below every one: the roofline says the other bound whatever the
+    dtype. Said of the variant named last before the claim in its sentence; a negated claim, a claim at other
+    sizes or of a prediction is not judged."""
+    if not intensities or not ridges:
+        return []
+    low, high = min(ridges), max(ridges)
+    out = []
+    for a, b in sentences:
+        s = masked[a:b]
+        for m in _BOUND_CLAIM.finditer(s):
+            memory = bool(m.group(1) or m.group(3) or m.group(5))
+            elsewhere = any(a <= c.start < a + m.start() and c.params and case is not None
+                            and any(case.get(k) != v for k, v in c.params.items()) for c in mentioned)
+            if _NEGATED.search(s[max(0, m.start() - 30):m.start()]) or elsewhere or _SIZES_NAMED.search(s) or re.search(
+                    r"\b(?:would|should|expect\w*|predict\w*|on paper|in theory|if)\b", s[:m.start()], re.I):
+                continue
+            before = [n for n in names if a <= n.start < a + m.start() and n.variant is not None]
+            variant = before[-1].variant if before else None
+            if variant is None or variant not in intensities:
+                continue
+            intensity = intensities[variant]
+            if memory and intensity > high:
+                why = f"its intensity ({intensity:.3g} FLOP/byte) is above the ridge: it is compute-bound"
+            elif not memory and intensity < low:
+                why = f"its intensity ({intensity:.3g} FLOP/byte) is below the ridge: it is memory-bound"
+            else:
+                continue
+            out.append(Conclusion(s.strip()[:60], (a, b), False, f"'{s.strip()[:80]}': {why}"))
+            break
+    return out

@@ -21,7 +21,7 @@ from ..records import ExplanationGrade, FoundNumber, ParamValue, ReferenceRun, r
 from ..spec import ExplanationSpec, LessonSpec
 from ..workload import Fact
 from .attribution import LOOKBACK, Attributed, Context, attribute, frame
-from .conclusions import conclusions, misconceptions
+from .conclusions import bound_claims, conclusions, misconceptions
 from .factbook import Candidate, FactBook, fact_book
 from .normalise import normalise
 from .numbers import Stated, extract
@@ -552,6 +552,13 @@ _DIMENSIONLESS = frozenset({"launches", "ratio", "fraction", "sms"})
 BARE_FACTS, BARE_SHARE = 2, 1 / 3
 
 
+def _intensities(book: FactBook, case: Mapping[str, ParamValue]) -> tuple[dict[str, float], list[float]]:
+    """Each variant's arithmetic intensity in the work model at ``case``, and the device's ridge points."""
+    facts = [c.fact for c in book.of_kind(case, "intensity") if not c.fact.given]
+    return ({f.variant: f.value for f in facts if f.variant is not None and f.topic != "ceiling"},
+            [f.value for f in facts if f.topic == "ceiling"])
+
+
 def _without_units(bare: set[str | None], found: list[FoundNumber]) -> int:
     """1 when the answer's right figures are written without units (see :data:`BARE_FACTS`), else 0."""
     derived = {f.matches for f in found if f.verdict == "match"}
@@ -586,6 +593,8 @@ def grade_explanation(
     found = [f for f in found if not (f.kind == "sms" and f.verdict == "unchecked")]
     drawn = conclusions(text, framed.masked, framed.sentences, framed.names, spec.workload, case, ref)
     drawn += misconceptions(framed.masked, framed.sentences, framed.names, ref, case)
+    drawn += bound_claims(framed.masked, framed.sentences, framed.names, *_intensities(book, case),
+                          framed.mentioned, case)
     wrong = [c for c in drawn if not c.right]
     text = original
     missing = missing_parts(text, found, ex)

@@ -68,3 +68,15 @@ def test_a_per_call_figure_read_as_the_kernels_is_misattributed(lessons):  # noq
 def test_launches_saved_do_not_explain_a_long_kernels_speedup(lessons, lesson, grade_id, text, wrong):  # noqa: F811
     g = grade(lessons, lesson, grade_id, text)
     assert ("wrong_conclusion" in g.flags) is wrong, g.comment
+
+
+@pytest.mark.parametrize(("text", "wrong"), [
+    ("At n = 1024 the multiply does 341 FLOP/byte, above the 191 ridge; it misses L2, so the multiply becomes "
+     "memory-bound.", True),
+    ("At n = 1024 the multiply does 341 FLOP/byte, above the 191 ridge, so it is compute-bound; the add is "
+     "memory-bound.", False),
+    ("At n = 1024 the multiply does 341 FLOP/byte; it is not memory-bound, but the add would be.", False),
+])
+def test_a_bound_the_roofline_contradicts_is_a_wrong_conclusion(lessons, text, wrong):  # noqa: F811
+    g = grade(lessons, "03_roofline", "explain_small", text)
+    assert ("wrong_conclusion" in g.flags) is wrong, g.comment
