@@ -225,12 +225,13 @@ _WORD_RATIO = named('number.word_ratio',
 _LAUNCHES = named('number.launches',
     "a count of kernels or launches: '4 kernels', 'one fused kernel', 'cuatro kernels', 'vier Kerneln'",
         ('4 kernels', 'one fused kernel', 'a single launch', 'cuatro kernels', 'vier Kerneln', '4 lanci', '1 lancio',
-         '4 kernals', '5 kernles', '1 lanch', '4 launchs'),
+         '4 kernals', '5 kernles', '1 lanch', '4 launchs', '1 lauch', '1 lanuch', '4 dispatches'),
         ('kernels',))(
     r"(?<![\w.])(\d+|" + _WORD_N[1:-1] + "|" + _OTHER_WORDS + r")[^\S\n]+(?:[\w.-]+[^\S\n]+){0,2}?"
     r"(?P<u>kernels?|kerneln|launch(?:es)?|núcleos?|noyaux|noyau|lanzamientos?|lancements?|lançamentos?|Kernel-?Starts?|Starts|"
     # Italian, and the typos students make of the two nouns ("kernals", "kernles", "launchs", "lanch")
-    r"lanci|lancio|kern[ae]ls?|kernles|kenrels?|launchs|la?u?nch(?:e?s)?)\b",
+    r"lanci|lancio|kern[ae]ls?|kernles|kenrels?|launchs|la?u?nch(?:e?s)?|lauch(?:e?s)?|lanuch(?:e?s)?|luanch(?:e?s)?|"
+    r"dispatch(?:es)?)\b",
     re.I,
 )
 # "4 vs 1" in a sentence about kernels: two launch counts; "…, so 4" right after: their ratio
@@ -279,7 +280,7 @@ _NAMED_RATIO = named('number.named_ratio',
          'das Verhältnis ist 4'),
         ('the ratio is high',))(
     r"\b(?:ratios?|speed-?\s?ups?|slow-?\s?downs?|factor|prediction|predicted|estimate|rapport|raz[óo]n|razão|"
-    r"proporci[óo]n|Verhältnis|Faktor|facteur|fator|aceleraci[óo]n|accélération|Beschleunigung|aceleração)\b(?:[^.;!?\d%|\s]|\s(?!\s)|\.(?=\d)){0,80}?"
+    r"proporci[óo]n|Verhältnis|Faktor|facteur|fator|rapporto|aceleraci[óo]n|accélération|Beschleunigung|aceleração)\b(?:[^.;!?\d%|\s]|\s(?!\s)|\.(?=\d)){0,80}?"
     + _N + _NOT_A_VALUE + r"(?:\s*:\s*1\b)?", re.I
 )
 _NAMED_RATIO_WORD = named('number.named_ratio_word',
@@ -670,10 +671,10 @@ _ELLIPSIS = rule(
     "number.launch_ellipsis",
     "a bare count after 'in', 'with', 'needs' in a sentence that has stated a launch count: 'eager moves 268 MB "
     "in 4 kernels, fused 67 MB in 1', 'compiled needs 1 and 67 MB'",
-    r"\b(?:in|with|needs?|uses?|has|have|takes?|over|en|mit|con|avec|com|braucht|necesita|nécessite)\s+"
-    r"(?:only\s+|just\s+|nur\s+|solo\s+|seulement\s+)?(\d{1,2})(?![\w%/^]|[.,]\d|\s*[·*×x]|\s*(?:[kmgt]i?b|µs|us|ms)\b)"
+    r"(?:\b(?:in|with|needs?|uses?|has|have|takes?|over|en|mit|con|avec|com|braucht|necesita|nécessite)\s+"
+    r"(?:only\s+|just\s+|nur\s+|solo\s+|seulement\s+)?|(?<=[A-Za-z])\s?/\s?)(\d{1,2})(?![\w%/^]|[.,]\d|\s*[·*×x]|\s*(?:[kmgt]i?b|µs|us|ms)\b)"
     r"(?!\s*(?!(?:and|or|vs|y|e|et|und)\b)[A-Za-zÀ-ÿ])",
-    ("fused 67 MB in 1.", "compiled needs 1 and 67 MB", "with 1:"),
+    ("fused 67 MB in 1.", "compiled needs 1 and 67 MB", "with 1:", "fused 67 MB/1."),
     ("in 1.5 ms", "in 4 kernels", "with 2 MB"),
 )
 
