@@ -64,7 +64,7 @@ _N = (r"(?<![\w.^*/])(\d+(?:\.\d+)?\s?[×x*·]\s?(?:10|2)\s?(?:\^|\*\*)\s?[-+]?\
 _WORD_N = r"(one|two|three|four|five|six|seven|eight|nine|ten|a single|single)"
 _RANGE = r"(?:\s*(?:-|–|—|to)\s*" + _N + r")?(?:\s*(?P<mult>thousand|million|billion|trillion))?"
 _MULT = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
-_END = r"(?![\w/])"
+_END = r"(?![\w/])(?!=[^\s=])"  # not a key of pasted output: "bytes=100,663,296  flops=137,438,953,472"
 
 
 @dataclass(frozen=True)
@@ -231,8 +231,17 @@ _LAUNCHES = named('number.launches',
     r"(?P<u>kernels?|kerneln|launch(?:es)?|núcleos?|noyaux|noyau|lanzamientos?|lancements?|lançamentos?|Kernel-?Starts?|Starts|"
     # Italian, and the typos students make of the two nouns ("kernals", "kernles", "launchs", "lanch")
     r"lanci|lancio|kern[ae]ls?|kernles|kenrels?|launchs|la?u?nch(?:e?s)?|lauch(?:e?s)?|lanuch(?:e?s)?|luanch(?:e?s)?|"
-    r"dispatch(?:es)?)\b",
+    r"dispatch(?:es)?)\b(?!=[^\s=])",
     re.I,
+)
+_SAVED = rule(
+    "number.launches_saved",
+    "right before a count of launches, words that make it a difference of two counts: 'saving three', 'removes "
+    "3', 'three fewer' is no variant's count",
+    r"\b(?:sav(?:es|ed|ing|e)|remov(?:es|ed|ing|e)|eliminat(?:es|ed|ing|e)|cut(?:s|ting)?|drops?|dropping|spar\w*|"
+    r"ahorr\w*|économis\w*|economiz\w*)\s+(?:the\s+|those\s+|its\s+)?(?:other\s+)?$",
+    ("saving ", "removes the ", "by cutting "),
+    ("in ", "launches "),
 )
 # "4 vs 1" in a sentence about kernels: two launch counts; "…, so 4" right after: their ratio
 _SM_COUNT = rule(
@@ -606,6 +615,8 @@ def extract(text: str) -> list[Stated]:
         before = text[max(0, m.start() - 5):m.start()]
         if re.search(r"\bthe\s+$", before, re.I) and m.group(1).lower() in ("two", "three"):
             continue  # "the two kernels": the two variants, not a count of launches
+        if _SAVED.search(text[max(0, m.start() - 24):m.start()]):
+            continue  # "saving three kernel launches": a difference of two counts, no variant's count
         if n is not None and not taken.overlaps(m.start(), m.end()):
             add(Stated(m.group(0), m.start(), m.end(), m.group("u").lower(), n, (Reading("launches", n),)))
     for m in _WORD_RATIO.finditer(text):

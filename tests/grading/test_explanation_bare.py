@@ -91,3 +91,18 @@ def test_figures_without_units_cost_a_quarter(lessons):  # noqa: F811
     assert "no_units" in bare.flags and "Figures without units" in bare.comment, bare.comment
     assert units.suggested_fraction == 1.0 and "no_units" not in units.flags, units.comment
     assert bare.suggested_fraction == 0.75, bare.comment
+
+
+def test_pasted_key_value_output_keeps_each_value_its_own_key(lessons):  # noqa: F811
+    """'bytes=100663296  flops=137438953472': the word after a value is the next key, not the value's unit."""
+    g = grade(lessons, "03_roofline", "explain_intensity",
+              "```\nmatmul  bytes=100,663,296  flops=137,438,953,472  launches=1\n```")
+    got = verdicts(g)
+    assert got.get("100,663,296") == "match" and got.get("137,438,953,472") == "match", g.comment
+
+
+def test_launches_saved_are_no_variants_count(lessons):  # noqa: F811
+    g = grade(lessons, "04_fusion", "explain_headline", "Eager runs 4 kernels; fusing means saving three kernel "
+              "launches, so the fused call runs one kernel.")
+    got = verdicts(g)
+    assert not any(t.startswith("three") for t in got) and got.get("4 kernels") == "match", g.comment
