@@ -370,6 +370,15 @@ def _complete(params: dict[str, ParamValue], named: Mapping[str, ParamValue], la
     return params
 
 
+_DTYPE_MODIFIER = named('case.dtype_modifier',
+    "a dtype right before what it describes of something else ('rounded float32 inputs', 'fp32 accumulation', "
+    "'bf16 operands'): it does not move the sentence's case",
+        (' inputs', ' accumulation', ' operands', ' range', '-range', ' mantissa', ' accumulator'),
+        (' matmul', ' is', ' at 4096'))(
+    r"[\s-]*(?:inputs?|operands?|accumulat\w*|range|mantissas?|exponents?|storage|values|data|Eingaben|entradas|"
+    r"entrées|operandos)\b", re.I)
+
+
 class _Cases:
     """The case mentions of a text ("at 2^22", "fp32", "here"), indexed: the case a number is said of is
     the fold of every mention before it, kept as a running state from sentence to sentence (numbers are
@@ -381,7 +390,10 @@ class _Cases:
         self.text = text
         self.case = dict(case)
         # "the same 6.3 MB as bf16 ... runs at": what it is compared with, not where it is
-        self.compared = [_THAN.search(text[max(0, m.start - 20):m.start]) is not None for m in cases]
+        self.compared = [_THAN.search(text[max(0, m.start - 20):m.start]) is not None
+                         or (m.params is not None and "dtype" in m.params
+                             and _DTYPE_MODIFIER.match(text, m.end) is not None)
+                         for m in cases]
         self.contrasts = [m.start() for m in _CLAUSE_CONTRAST.finditer(text)]
         self._at = 0  # mentions before this index are folded into the state below
         self._params: dict[str, ParamValue] = dict(case)

@@ -80,3 +80,10 @@ def test_launches_saved_do_not_explain_a_long_kernels_speedup(lessons, lesson, g
 def test_a_bound_the_roofline_contradicts_is_a_wrong_conclusion(lessons, text, wrong):  # noqa: F811
     g = grade(lessons, "03_roofline", "explain_small", text)
     assert ("wrong_conclusion" in g.flags) is wrong, g.comment
+
+
+def test_a_dtype_describing_inputs_does_not_move_the_case(lessons):  # noqa: F811
+    """'TF32 ... on rounded float32 inputs: 352 TFLOP/s': TF32's figure, the float32 only says what it rounds."""
+    g = grade(lessons, "03_roofline", "explain_small",
+              "TF32 uses the tensor cores on rounded float32 inputs: 352 TFLOP/s at 4096.")
+    assert verdicts(g).get("352 TFLOP/s") == "match", g.comment
