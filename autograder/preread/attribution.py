@@ -548,6 +548,12 @@ _TILE_AFTER = named('case.tile_shape_after',
     r"mosaicos|blocchi|ladrilhos)\b", re.I)
 
 
+_AFTER_FACTOR = named('case.after_factor',
+    "a number right after 'a factor of', 'a ratio of', 'a speedup of' is that ratio's value, not a case ('a factor "
+    "of 8192 between them')",
+        ('a factor of ', 'a ratio of about ', 'speedup of ~', 'Faktor '),
+        ('at ', 'n = '))(r"\b(?:factor|ratio|speed-?\s?up|Faktor|facteur|fator|factor)\s+(?:of\s+|von\s+|de\s+)?"
+                         r"(?:about\s+|roughly\s+|~\s*|≈\s*)?$", re.I)
 _SIZE_IS_VALUE = named('case.size_is_value',
     "a power of two or a number right before a unit of bytes or FLOPs ('2^31 FLOP', '2^22 B', 'a row of 8 KB') is "
     "a count, not a case",
@@ -561,6 +567,7 @@ def _not_tiles(mentioned: list[Mention], text: str) -> list[Mention]:
     return [m for m in mentioned
             if m.variant is not None or not m.params or "dtype" in m.params
             or not (_TILE.search(text[max(0, m.start - 24):m.start]) or _TILE_AFTER.match(text[m.end:m.end + 12])
+                    or _AFTER_FACTOR.search(text[max(0, m.start - 30):m.start])
                     or (re.search(r"(?:^|\s|of)(?:\d+|2\s?(?:\^|\*\*)\s?\d{1,2})$", text[m.start:m.end])
                         and _SIZE_IS_VALUE.match(text[m.end:m.end + 12])))]
 

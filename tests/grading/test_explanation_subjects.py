@@ -87,3 +87,12 @@ def test_a_dtype_describing_inputs_does_not_move_the_case(lessons):  # noqa: F81
     g = grade(lessons, "03_roofline", "explain_small",
               "TF32 uses the tensor cores on rounded float32 inputs: 352 TFLOP/s at 4096.")
     assert verdicts(g).get("352 TFLOP/s") == "match", g.comment
+
+
+def test_a_factor_that_is_a_power_of_two_names_no_case(lessons):  # noqa: F811
+    """'a factor of 8192 between them' is a ratio's value: the figures after it stay at the cell's n = 4096."""
+    g = grade(lessons, "03_roofline", "explain_intensity",
+              "1365 FLOP/B vs 0.167 FLOP/B, a factor of 8192 between them. The add is 1/6 flop/byte and the multiply "
+              "moves 100.7 MB.")
+    got = verdicts(g)
+    assert got.get("1/6 flop/byte") == "match" and got.get("100.7 MB") == "match", g.comment
