@@ -587,7 +587,10 @@ def grade_explanation(
               if (f := judge(a, book, text, rel_tol, ix)).verdict in _REPORTED or not a.stated.inferred]
     found = [_back(f, original, origin) for _, f in judged]
     # right figures of a dimension (bytes, time, bandwidth, ...) that the answer wrote without any unit
-    bare = {f.matches for a, f in judged if a.stated.inferred and f.verdict == "match" and f.kind not in _DIMENSIONLESS}
+    # (in prose: a table's header or pasted output's keys say the units a cell leaves off)
+    laid_out = [(b.start, b.end) for b in framed.blocks if b.kind in ("table", "code")]
+    bare = {f.matches for a, f in judged if a.stated.inferred and f.verdict == "match" and f.kind not in _DIMENSIONLESS
+            and not any(lo <= a.stated.start < hi for lo, hi in laid_out)}
     # a count of SMs other than the device's ("131 SMs idle", "64 SMs busy") is no figure the model or the
     # reference holds: not reported
     found = [f for f in found if not (f.kind == "sms" and f.verdict == "unchecked")]

@@ -106,3 +106,11 @@ def test_launches_saved_are_no_variants_count(lessons):  # noqa: F811
               "launches, so the fused call runs one kernel.")
     got = verdicts(g)
     assert not any(t.startswith("three") for t in got) and got.get("4 kernels") == "match", g.comment
+
+
+def test_bare_numbers_in_a_table_are_not_figures_without_units(lessons):  # noqa: F811
+    """A table's header says the units its cells leave off: no 'Figures without units' for a table."""
+    g = grade(lessons, "04_fusion", "explain_headline",
+              "| variant | MB | GPU |\n|---|---|---|\n| eager | 268 | 71.1 |\n| fused | 67 | 18.4 |\n\n"
+              "The traffic ratio is 4; per call dispatch dominates.")
+    assert "no_units" not in g.flags, g.comment
