@@ -228,7 +228,8 @@ def misconceptions(masked: str, sentences: list[tuple[int, int]], names: list[Me
               and "#" not in s and not _SIZES_NAMED.search(s) and _gpu_floor(ref, case) >= LONG_KERNEL_MS):
             why = (f"at this size each kernel runs for {_gpu_floor(ref, case) * 1e3:.0f} µs or more of GPU time: "
                    "the launches saved do not explain the speedup, the bytes do")
-        elif denied and _gpu_gain(ref, case) > 1.5 and not WALL.search(_clause_of(s, denied)) and (
+        elif denied and _gpu_gain(ref, case) > 1.5 and not WALL.search(_clause_of(s, denied)) and not (
+                i and WALL.search(masked[sentences[i - 1][0]:a]) and not GPU.search(s)) and (
                 _OPTIMISATION.search(masked, max(a, a + denied.start() - 40), a + denied.start())
                 or any(a + denied.start() - 40 <= p < a + denied.start() for p in starts)):
             why = f"the GPU time shows a {_gpu_gain(ref, case):.2g}x difference between the variants"

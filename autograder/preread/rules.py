@@ -53,12 +53,14 @@ WALL = rule(
     "the sentence speaks of per-call wall time (CUDA events around one call, CPU dispatch included)",
     r"\bwall|\bper[- ]call\b|\bend[- ]to[- ]end\b|\bcuda events?\b|\bevents? around\b|"
     r"\b(?:one|a|each|every|the) call\b|"
-    r"\bcalls? costs?\b|\bfrom python\b|\ba single call\b|\bsingle[- ]call\b|\bdispatch|\bhost[- ]side\b|"
+    r"\bcalls? costs?\b|\bfrom python\b|\ba single call\b|\bsingle[- ]call\b|"
+    r"(?<!\bno )(?<!without )(?<!free of )\bdispatch(?!\w*\s+(?:is|are)\s+(?:gone|absent|removed|excluded|not))|"
+    r"\bhost[- ]side\b|"
     r"\bcpu[- ](?:time|side|overhead)\b|"
     r"\bwall[- ]?clock\b|\bWandzeit|\btiempo (?:de )?pared\b|\btemps (?:mur|réel)\b|\btempo de parede\b",
     ("The wall-time speedup is 3.9x.", "per call the eager chain takes 97 µs", "~100 µs of CPU dispatch",
      "in Wandzeit ist es langsamer", "wall-clock"),
-    ("the GPU time is 71 µs", "the kernel is memory bound"),
+    ("the GPU time is 71 µs", "the kernel is memory bound", "here dispatch is gone", "without dispatch"),
 )
 GPU = rule(
     "method.gpu",

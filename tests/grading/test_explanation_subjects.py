@@ -96,3 +96,15 @@ def test_a_factor_that_is_a_power_of_two_names_no_case(lessons):  # noqa: F811
               "moves 100.7 MB.")
     got = verdicts(g)
     assert got.get("1/6 flop/byte") == "match" and got.get("100.7 MB") == "match", g.comment
+
+
+def test_dispatch_said_gone_names_no_per_call_time(lessons):  # noqa: F811
+    """'Now GPU time: here dispatch is gone, ... 71.1 µs': the GPU-time figure, not the per-call one; and a gain
+    denied right after a sentence about the per-call time is about that time."""
+    g = grade(lessons, "04_fusion", "explain_headline",
+              "Now GPU time: here dispatch is gone, so eager takes 71.1 µs for four kernels.")
+    assert verdicts(g).get("71.1 µs") == "match", g.comment
+    per_call = grade(lessons, "04_fusion", "explain_headline",
+                     "Per call (wall) eager moves 268 MB in 4 kernels. Those come out about equal, so fusion doesn't "
+                     "help at all here.")
+    assert "wrong_conclusion" not in per_call.flags, per_call.comment
