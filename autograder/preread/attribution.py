@@ -315,7 +315,19 @@ def _variant(num: Stated, text: str, names: _Names, sentence: tuple[int, int],
         one, variant = names.only_variant(start, num.start)
         if names.last_subject(start, num.start) is not None:
             return variant if one else None
+    # "The multiply has 341 FLOP/byte. It runs at 346 TFLOP/s": a sentence that opens with a pronoun is about
+    # the one variant the sentence before names
+    if _OPENS_WITH_PRONOUN.match(text[sentence[0]:min(sentence[1], sentence[0] + 16)]):
+        one, variant = names.only_variant(max(0, sentence[0] - 2 * LOOKBACK), sentence[0])
+        return variant if one else None
     return None
+
+
+_OPENS_WITH_PRONOUN = named('subject.pronoun_opens',
+    "a sentence that opens with 'It', 'Its', 'This kernel': about the one variant the sentence before names",
+        ('It runs at', "Its time is", 'This kernel takes', "It's at", 'Er läuft', 'Il tourne'),
+        ('Its of', 'Then it', 'Both run'))(
+    r"^\s*(?:it|its|it's|this kernel|that kernel|this one|er|sie|il|elle|él|ele|ela)\b(?!\s+of\b)", re.I)
 
 
 _PAREN_OF = named('subject.parenthesis_of_name',

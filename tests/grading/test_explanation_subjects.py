@@ -108,3 +108,10 @@ def test_dispatch_said_gone_names_no_per_call_time(lessons):  # noqa: F811
                      "Per call (wall) eager moves 268 MB in 4 kernels. Those come out about equal, so fusion doesn't "
                      "help at all here.")
     assert "wrong_conclusion" not in per_call.flags, per_call.comment
+
+
+def test_a_sentence_opening_with_a_pronoun_is_about_the_variant_before(lessons):  # noqa: F811
+    """'The multiply ... It runs at 346 GFLOP/s': the multiply's rate (1000x off), never the add's 0.3 TFLOP/s."""
+    g = grade(lessons, "03_roofline", "explain_small",
+              "At n = 1024 the multiply does 341 FLOP/byte. It runs at 346 GFLOP/s, 45 % of the peak.")
+    assert verdicts(g).get("346 GFLOP/s") != "match", g.comment
