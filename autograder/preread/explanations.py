@@ -172,6 +172,9 @@ class _Cues:
     #: the direction is said by a comparison word after the number ("3.9x faster than"), not only by the noun
     #: "speedup" before it (whose sides a sentence rarely names: "4 vs 1 launches give a speedup of 3.6")
     worded: bool = True
+    #: the ratio's topic is said only before its own clause ("where eager moves 1 GiB and fused 256 MiB, I get
+    #: 2.35x"): it names no statistic strongly enough to rule the other out
+    topic_far: bool = False
 
     @staticmethod
     def of(ctx: Context, s: Stated, ix: _Index) -> _Cues:
@@ -187,13 +190,14 @@ class _Cues:
             method = "gpu"
         t = _nearest(_RATIO_TOPIC, ix, ctx, s)
         topic = None if t is None else ("time" if t.group(1) else "traffic")
+        far = t is not None and t.end() <= own and t.start() < s.start
         if ix.has(PREDICTED, lo, hi):
             topic = None
         worded = DIRECTION_FASTER.search(ctx.after) is not None
         faster = True if worded or SPEEDUP_BEFORE.search(ctx.before) else (
             False if DIRECTION_SLOWER.search(ctx.after) else None)
         worded = worded or faster is False
-        return _Cues(method, topic, faster, ix.has(EACH, own, hi), ix.has(UNCHECKED, lo, hi), worded)
+        return _Cues(method, topic, faster, ix.has(EACH, own, hi), ix.has(UNCHECKED, lo, hi), worded, far)
 
 
 _PER_KERNEL_AFTER = named('subject.per_kernel_after',
@@ -228,7 +232,7 @@ def _why_not(c: Candidate, ctx: Context, cues: _Cues, several: frozenset[str] = 
     f = c.fact
     if cues.method and _family(f.method) not in (None, cues.method):
         return f"the {_family(f.method)} figure, not the {cues.method} one"
-    if f.kind == "ratio" and cues.topic is not None:
+    if f.kind == "ratio" and cues.topic is not None and not cues.topic_far:
         if f.topic == "traffic" and cues.topic == "time":
             return "the traffic ratio, not a speedup"
         if f.topic == "speedup" and cues.topic == "traffic":

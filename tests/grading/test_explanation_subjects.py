@@ -115,3 +115,11 @@ def test_a_sentence_opening_with_a_pronoun_is_about_the_variant_before(lessons):
     g = grade(lessons, "03_roofline", "explain_small",
               "At n = 1024 the multiply does 341 FLOP/byte. It runs at 346 GFLOP/s, 45 % of the peak.")
     assert verdicts(g).get("346 GFLOP/s") != "match", g.comment
+
+
+def test_a_topic_said_before_the_ratios_clause_rules_no_statistic_out(lessons):  # noqa: F811
+    """'where eager moves 268 MB and fused 67 MB, I get 0.84x per call': the bytes are another clause's; the ratio
+    is the measured (per-call) speedup."""
+    g = grade(lessons, "04_fusion", "explain_headline",
+              "At this size, where eager moves 268 MB and fused 67 MB, I get 0.84x per call.")
+    assert verdicts(g).get("0.84x") == "match", g.comment
