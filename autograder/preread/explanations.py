@@ -232,6 +232,9 @@ def _why_not(c: Candidate, ctx: Context, cues: _Cues, several: frozenset[str] = 
     f = c.fact
     if cues.method and _family(f.method) not in (None, cues.method):
         return f"the {_family(f.method)} figure, not the {cues.method} one"
+    if f.kind == "ratio" and f.topic == "intensity" and (cues.topic == "time" or cues.method is not None
+                                                         or RATIO_TIME.search(ctx.clause) is not None):
+        return "a ratio of intensities, not of times"  # "the ratio of times should be 1365 / 0.17 ≈ 8000x"
     if f.kind == "ratio" and cues.topic is not None and not cues.topic_far:
         if f.topic == "traffic" and cues.topic == "time":
             return "the traffic ratio, not a speedup"

@@ -123,3 +123,18 @@ def test_a_topic_said_before_the_ratios_clause_rules_no_statistic_out(lessons): 
     g = grade(lessons, "04_fusion", "explain_headline",
               "At this size, where eager moves 268 MB and fused 67 MB, I get 0.84x per call.")
     assert verdicts(g).get("0.84x") == "match", g.comment
+
+
+@pytest.mark.parametrize(("lesson", "grade_id", "text", "number", "verdict"), [
+    # a variant's intensity over the ridge point, and one variant's over another's, are figures of the work model
+    ("03_roofline", "explain_small", "At n = 1024 the multiply does 341 FLOP/byte, about 1.8x the ridge.", "1.8x",
+     "match"),
+    ("03_roofline", "explain_intensity", "1365 FLOP/B vs 0.167 FLOP/B, a factor of 8192 between the intensities.",
+     "8192", "match"),
+    # ... but not a ratio of times: said so, the intensity ratio is misattributed
+    ("03_roofline", "explain_intensity", "The ratio of times should be the ratio of the intensities: 1365 FLOP/byte "
+     "/ 0.17 FLOP/byte ≈ 8000x.", "8000x", "misattributed"),
+])
+def test_ratios_of_intensities(lessons, lesson, grade_id, text, number, verdict):  # noqa: F811
+    g = grade(lessons, lesson, grade_id, text)
+    assert verdicts(g).get(number) == verdict, g.comment
