@@ -401,7 +401,9 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
         return base.model_copy(update={"verdict": "unchecked"})
     # another method's, statistic's or direction's figure of what the sentence names: a misattribution
     fitting = {id(c) for c in fits}
-    wrong_kind = [c for c in of_variant if id(c) not in fitting and not _unanchored(c, ctx, cues, asked)]
+    # (a ratio of intensities said as one of times is no figure quoted from elsewhere: just not this one)
+    wrong_kind = [c for c in of_variant if id(c) not in fitting and not _unanchored(c, ctx, cues, asked)
+                  and c.fact.topic != "intensity"]
     other = _best(s, [c for c in wrong_kind if not c.fact.given and not c.fact.per_kernel], rel)
     if other is not None:
         why = _why_not(other, ctx, cues, several) or ""

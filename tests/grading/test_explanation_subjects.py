@@ -131,9 +131,9 @@ def test_a_topic_said_before_the_ratios_clause_rules_no_statistic_out(lessons): 
      "match"),
     ("03_roofline", "explain_intensity", "1365 FLOP/B vs 0.167 FLOP/B, a factor of 8192 between the intensities.",
      "8192", "match"),
-    # ... but not a ratio of times: said so, the intensity ratio is misattributed
+    # ... but not a ratio of times: said so, the intensity ratio is not credited
     ("03_roofline", "explain_intensity", "The ratio of times should be the ratio of the intensities: 1365 FLOP/byte "
-     "/ 0.17 FLOP/byte ≈ 8000x.", "8000x", "misattributed"),
+     "/ 0.17 FLOP/byte ≈ 8000x.", "8000x", "unmatched"),
 ])
 def test_ratios_of_intensities(lessons, lesson, grade_id, text, number, verdict):  # noqa: F811
     g = grade(lessons, lesson, grade_id, text)
