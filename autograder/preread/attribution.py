@@ -31,7 +31,7 @@ from ..records import ParamValue
 from ..workload import Workload
 from .blocks import Block, Cell, blocks
 from .blocks import cells as table_cells
-from .numbers import Reading, Stated, extract
+from .numbers import Reading, Stated, bare_numbers, extract
 from .rules import FORMULA, named
 from .spellings import with_translations, with_typos
 
@@ -276,6 +276,9 @@ def _variant(num: Stated, text: str, names: _Names, sentence: tuple[int, int],
     ]
     if right_after:
         return right_after[0].variant
+    held = _in_parenthesis_of(num, text, names, sentence)
+    if held is not None:  # "7.7x slower than eager (26 µs, 5 kernels, 16.8 MB)": eager's figures
+        return held
     pair = _PAIR.match(text, num.end)
     if pair and not _tail(_THAN, text, sentence[0], num.start):
         # "eager moves 268 MB vs 67 MB for fused": the subject before, the other variant after the pair
@@ -312,6 +315,37 @@ def _variant(num: Stated, text: str, names: _Names, sentence: tuple[int, int],
         one, variant = names.only_variant(start, num.start)
         if names.last_subject(start, num.start) is not None:
             return variant if one else None
+    # "The multiply has 341 FLOP/byte. It runs at 346 TFLOP/s": a sentence that opens with a pronoun is about
+    # the one variant the sentence before names
+    if _OPENS_WITH_PRONOUN.match(text[sentence[0]:min(sentence[1], sentence[0] + 16)]):
+        one, variant = names.only_variant(max(0, sentence[0] - 2 * LOOKBACK), sentence[0])
+        return variant if one else None
+    return None
+
+
+_OPENS_WITH_PRONOUN = named('subject.pronoun_opens',
+    "a sentence that opens with 'It', 'Its', 'This kernel': about the one variant the sentence before names",
+        ('It runs at', "Its time is", 'This kernel takes', "It's at", 'Er läuft', 'Il tourne'),
+        ('Its of', 'Then it', 'Both run'))(
+    r"^\s*(?:it|its|it's|this kernel|that kernel|this one|er|sie|il|elle|él|ele|ela)\b(?!\s+of\b)", re.I)
+
+
+_PAREN_OF = named('subject.parenthesis_of_name',
+    "an opening parenthesis right after a variant's name ('than eager (26 µs, 5 kernels)', 'eager's (71 µs'): "
+    "the figures inside it are that variant's",
+        (' (', "'s (", ' ('),
+        (' is (', ' ran ('))(r"^(?:['’]s)?\s*\($", re.I)
+
+
+def _in_parenthesis_of(num: Stated, text: str, names: _Names, sentence: tuple[int, int]) -> str | None:
+    """The variant whose name opens the parenthesis the number is in, if it is still open (bounded window)."""
+    lo = max(sentence[0], num.start - LOOKBACK)
+    opened = text.rfind("(", lo, num.start)
+    if opened < 0 or ")" in text[opened:num.start]:
+        return None
+    named_ = [m for m in names.between(max(sentence[0], opened - 40), opened) if m.end <= opened]
+    if named_ and named_[-1].variant is not None and _PAREN_OF.match(text[named_[-1].end:opened + 1]):
+        return named_[-1].variant
     return None
 
 
@@ -348,6 +382,15 @@ def _complete(params: dict[str, ParamValue], named: Mapping[str, ParamValue], la
     return params
 
 
+_DTYPE_MODIFIER = named('case.dtype_modifier',
+    "a dtype right before what it describes of something else ('rounded float32 inputs', 'fp32 accumulation', "
+    "'bf16 operands'): it does not move the sentence's case",
+        (' inputs', ' accumulation', ' operands', ' range', '-range', ' mantissa', ' accumulator'),
+        (' matmul', ' is', ' at 4096'))(
+    r"[\s-]*(?:inputs?|operands?|accumulat\w*|range|mantissas?|exponents?|storage|values|data|Eingaben|entradas|"
+    r"entrées|operandos)\b", re.I)
+
+
 class _Cases:
     """The case mentions of a text ("at 2^22", "fp32", "here"), indexed: the case a number is said of is
     the fold of every mention before it, kept as a running state from sentence to sentence (numbers are
@@ -359,7 +402,10 @@ class _Cases:
         self.text = text
         self.case = dict(case)
         # "the same 6.3 MB as bf16 ... runs at": what it is compared with, not where it is
-        self.compared = [_THAN.search(text[max(0, m.start - 20):m.start]) is not None for m in cases]
+        self.compared = [_THAN.search(text[max(0, m.start - 20):m.start]) is not None
+                         or (m.params is not None and "dtype" in m.params
+                             and _DTYPE_MODIFIER.match(text, m.end) is not None)
+                         for m in cases]
         self.contrasts = [m.start() for m in _CLAUSE_CONTRAST.finditer(text)]
         self._at = 0  # mentions before this index are folded into the state below
         self._params: dict[str, ParamValue] = dict(case)
@@ -506,24 +552,35 @@ _TILE = named('case.tile_shape',
                                   r"(?:of|de|von|aus|do|da)\s*$",
                                   re.I)
 _TILE_AFTER = named('case.tile_shape_after',
-    "a shape right before a word for tiles or blocks ('128 × 128 tiles', '128x128-Kacheln') is not a case",
-        (' tiles', '-Kacheln', ' tuiles', ' bloques'),
-        (' matrix',))(r"^[\s-]*(?:tiles?|tuiles?|Kacheln|bloques|blocos|blocks?)\b", re.I)
+    "a shape right before a word for tiles or blocks, maybe one word between or misspelt ('128 × 128 tiles', "
+    "'128x128-Kacheln', '128 x 128 output tiles', '128x128 tiels') is not a case",
+        (' tiles', '-Kacheln', ' tuiles', ' bloques', ' output tiles', ' tiels', ' thread blocks', ' CTAs'),
+        (' matrix', ' output matrix', ' the tiles'))(
+    r"^[\s-]*(?:(?:output|thread|result|cuBLAS|GEMM|matmul|Ausgabe|salida|sortie|saída)[\s-]+)?(?:tiles?|tiels?|tlies|tilse|tuiles?|Kacheln|bloques|blocos|blocks?|CTAs?|"
+    r"mosaicos|blocchi|ladrilhos)\b", re.I)
 
 
+_AFTER_FACTOR = named('case.after_factor',
+    "a number right after 'a factor of', 'a ratio of', 'a speedup of' is that ratio's value, not a case ('a factor "
+    "of 8192 between them')",
+        ('a factor of ', 'a ratio of about ', 'speedup of ~', 'Faktor '),
+        ('at ', 'n = '))(r"\b(?:factor|ratio|speed-?\s?up|Faktor|facteur|fator|factor)\s+(?:of\s+|von\s+|de\s+)?"
+                         r"(?:about\s+|roughly\s+|~\s*|≈\s*)?$", re.I)
 _SIZE_IS_VALUE = named('case.size_is_value',
-    "a power of two right before a unit of bytes or FLOPs ('2^31 FLOP', '2^22 B') is a count, not a case",
+    "a power of two or a number right before a unit of bytes or FLOPs ('2^31 FLOP', '2^22 B', 'a row of 8 KB') is "
+    "a count, not a case",
         (' FLOP', ' B', ' bytes', ' MiB'),
         (' elements', ' x 4096'))(r"^\s*(?:[kmgt]i?b\b|bytes?\b|(?-i:B)\b|[kmgtp]?flops?\b|octets?\b)", re.I)
 
 
 def _not_tiles(mentioned: list[Mention], text: str) -> list[Mention]:
     """The lesson's case mentions less those that are no case: a tiling ('tiles of 128 x 128') or a count
-    written as a power of two ('2^31 FLOP')."""
+    of bytes or FLOPs, written as a power of two ('2^31 FLOP') or not ('a row of 8 KB')."""
     return [m for m in mentioned
             if m.variant is not None or not m.params or "dtype" in m.params
             or not (_TILE.search(text[max(0, m.start - 24):m.start]) or _TILE_AFTER.match(text[m.end:m.end + 12])
-                    or (re.fullmatch(r"2\s?(?:\^|\*\*)\s?\d{1,2}", text[m.start:m.end])
+                    or _AFTER_FACTOR.search(text[max(0, m.start - 30):m.start])
+                    or (re.search(r"(?:^|\s|of)(?:\d+|2\s?(?:\^|\*\*)\s?\d{1,2})$", text[m.start:m.end])
                         and _SIZE_IS_VALUE.match(text[m.end:m.end + 12])))]
 
 
@@ -567,7 +624,9 @@ def attribute(text: str, workload: Workload, case: Mapping[str, ParamValue],
                                                   strict=True))
     if not outside.strip():
         quotes = []  # the whole answer is a quote: the student's own words, formatted so
-    for num in _with_unitless_cells(extract(masked), masked, cells):
+    read = _with_unitless_cells(extract(masked), masked, cells)
+    read = sorted([*read, *bare_numbers(masked, read)], key=lambda s: s.start)
+    for num in read:
         if any(a <= num.start < b for a, b in quotes):
             continue  # a quoted prompt ("> Explain why the 3.9x ..."): the question's numbers, not the answer's
         i = bisect.bisect_right(cell_starts, num.start) - 1

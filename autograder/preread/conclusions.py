@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..mentions import Mention
@@ -21,7 +21,7 @@ from ..records import ParamValue, ReferenceRun
 from ..workload import Workload
 from .rules import GPU, WALL, rule
 
-__all__ = ["Conclusion", "conclusions", "misconceptions"]
+__all__ = ["Conclusion", "bound_claims", "conclusions", "misconceptions"]
 
 _CLAIM = rule(
     "conclusion.claim",
@@ -223,13 +223,59 @@ def misconceptions(masked: str, sentences: list[tuple[int, int]], names: list[Me
                 s[max(0, over.start() - 24):over.start()]) and (
                 GPU.search(s) or re.search(r"\b(?:speed-?ups?|ratio|factor|measured)\b", s, re.I)):
             why = "GPU time replays a CUDA graph: it has no launch or dispatch overhead to explain it"
-        elif denied and _gpu_gain(ref, case) > 1.5 and not WALL.search(_clause_of(s, denied)) and (
+        elif ((launch := _LAUNCH_CAUSE.search(s)) and _SPEEDUP_WORD.search(s) and not WALL.search(s)
+              and not WALL.search(before) and not _NOT_CAUSE.search(s[max(0, launch.start() - 24):launch.start()])
+              and "#" not in s and not _SIZES_NAMED.search(s) and _gpu_floor(ref, case) >= LONG_KERNEL_MS):
+            why = (f"at this size each kernel runs for {_gpu_floor(ref, case) * 1e3:.0f} µs or more of GPU time: "
+                   "the launches saved do not explain the speedup, the bytes do")
+        elif denied and _gpu_gain(ref, case) > 1.5 and not WALL.search(_clause_of(s, denied)) and not (
+                i and WALL.search(masked[sentences[i - 1][0]:a]) and not GPU.search(s)) and (
                 _OPTIMISATION.search(masked, max(a, a + denied.start() - 40), a + denied.start())
                 or any(a + denied.start() - 40 <= p < a + denied.start() for p in starts)):
             why = f"the GPU time shows a {_gpu_gain(ref, case):.2g}x difference between the variants"
         if why is not None:
             out.append(Conclusion(s.strip()[:60], (a, b), False, f"'{s.strip()[:80]}': {why}"))
     return out
+
+
+#: a kernel this long (GPU time, ms) dwarfs what launching it costs (a few µs, and none inside a CUDA graph)
+LONG_KERNEL_MS = 0.010
+_LAUNCH_CAUSE = rule(
+    "conclusion.launches_as_cause",
+    "the launches saved named as what makes a variant faster: 'the speedup comes from saving three launches', "
+    "'eager pays four kernel launches and mine only one', 'launches are what dominates'",
+    r"\b(?:sav(?:es|ing|e)|remov\w+|eliminat\w+|cutting|fewer)\b[^.;:]{0,30}\blaunch(?:es)?\b|"
+    r"\blaunch(?:es)?\b[^.;]{0,30}\b(?:(?:is|are) what dominat\w*|dominat\w*|(?:is|are) what makes)\b|"
+    r"\bpays? (?:\w+ )?(?:kernel )?launch(?:es)?\b[^.;]{0,30}\bonly (?:one|1)\b",
+    ("the speedup comes from saving three kernel launches", "launches are what dominates an elementwise op",
+     "eager pays four kernel launches and mine only one"),
+    ("eager launches 4 kernels", "the launch count drops from 4 to 1"),
+)
+_SIZES_NAMED = rule(
+    "conclusion.sizes_named",
+    "words that put a claim about launches at other sizes than the cell's: 'at small sizes', 'for tiny tensors'",
+    r"\b(?:small|smaller|smallest|tiny|large|larger|largest|sizes|sweep)\b",
+    ("at small sizes", "for tiny tensors", "across the sweep"),
+    ("at this size",),
+)
+_SPEEDUP_WORD = rule(
+    "conclusion.speedup_word",
+    "a speedup or a faster variant spoken of: the sentence explains a gain",
+    r"\b(?:speed-?\s?ups?|faster|quicker|gain|wins?|schneller|más rápid\w*|plus rapides?|mais rápid\w*|"
+    r"aceleraci[óo]n|accélération|Beschleunigung)\b|\d\s?[x×]",
+    ("the speedup", "makes the fused version faster", "the 4x"),
+    ("the bytes",),
+)
+
+
+def _gpu_floor(ref: ReferenceRun | None, case: Mapping[str, ParamValue]) -> float:
+    """The shortest GPU time (ms) of a variant's kernel at ``case``: its GPU time over its launches where the
+    reference counted them, else its GPU time (0 when unmeasured)."""
+    if ref is None:
+        return 0.0
+    times = [float(m.stats.median) / max(1, m.launches or 1) for m in ref.measurements
+             if _family(m.method) == "gpu" and dict(m.case.params) == dict(case) and m.stats.median > 0]
+    return min(times) if times else 0.0
 
 
 _NOT_CAUSE = rule(
@@ -270,3 +316,53 @@ def _gpu_gain(ref: ReferenceRun | None, case: Mapping[str, ParamValue]) -> float
     times = [float(m.stats.median) for m in ref.measurements
              if _family(m.method) == "gpu" and dict(m.case.params) == dict(case) and m.stats.median > 0]
     return max(times) / min(times) if len(times) > 1 else 1.0
+
+
+_BOUND_CLAIM = rule(
+    "conclusion.bound_claim",
+    "a kernel said to be memory- or compute-bound ('it becomes memory-bound', 'the add is compute bound', "
+    "'speichergebunden', 'limitado por memoria')",
+    r"\b(?:(memory|bandwidth|speicher|mémoire|memoria|memória)[- ]?(?:bound|gebunden|limited)|"
+    r"(compute|rechen|calcul|cómputo|cálculo|computação)[- ]?(?:bound|gebunden|limited)|"
+    r"limitad[oa] (?:por|pela) (?:(memoria|memória)|(c[óá]mputo|computação))|"
+    r"limité par (?:la |le )?(?:(mémoire)|(calcul)))\b",
+    ("it becomes memory-bound", "the add is compute bound", "speichergebunden", "limitado por memoria",
+     "limité par le calcul"),
+    ("memory traffic", "bound to"),
+)
+
+
+def bound_claims(masked: str, sentences: list[tuple[int, int]], names: list[Mention],
+                 intensities: Mapping[str, float], ridges: list[float], mentioned: Sequence[Mention] = (),
+                 case: Mapping[str, ParamValue] | None = None) -> list[Conclusion]:
+    """A variant said to be memory-bound whose work model's intensity (FLOP per byte) is above every ridge
+    point of the device, or compute-bound below every one: the roofline says the other bound whatever the
+    dtype. Said of the variant named last before the claim in its sentence; a negated claim, a claim at other
+    sizes or of a prediction is not judged."""
+    if not intensities or not ridges:
+        return []
+    low, high = min(ridges), max(ridges)
+    out = []
+    for a, b in sentences:
+        s = masked[a:b]
+        for m in _BOUND_CLAIM.finditer(s):
+            memory = bool(m.group(1) or m.group(3) or m.group(5))
+            elsewhere = any(a <= c.start < a + m.start() and c.params and case is not None
+                            and any(case.get(k) != v for k, v in c.params.items()) for c in mentioned)
+            if _NEGATED.search(s[max(0, m.start() - 30):m.start()]) or elsewhere or _SIZES_NAMED.search(s) or re.search(
+                    r"\b(?:would|should|expect\w*|predict\w*|on paper|in theory|if)\b", s[:m.start()], re.I):
+                continue
+            before = [n for n in names if a <= n.start < a + m.start() and n.variant is not None]
+            variant = before[-1].variant if before else None
+            if variant is None or variant not in intensities:
+                continue
+            intensity = intensities[variant]
+            if memory and intensity > high:
+                why = f"its intensity ({intensity:.3g} FLOP/byte) is above the ridge: it is compute-bound"
+            elif not memory and intensity < low:
+                why = f"its intensity ({intensity:.3g} FLOP/byte) is below the ridge: it is memory-bound"
+            else:
+                continue
+            out.append(Conclusion(s.strip()[:60], (a, b), False, f"'{s.strip()[:80]}': {why}"))
+            break
+    return out

@@ -21,7 +21,7 @@ from ..records import ExplanationGrade, FoundNumber, ParamValue, ReferenceRun, r
 from ..spec import ExplanationSpec, LessonSpec
 from ..workload import Fact
 from .attribution import LOOKBACK, Attributed, Context, attribute, frame
-from .conclusions import conclusions, misconceptions
+from .conclusions import bound_claims, conclusions, misconceptions
 from .factbook import Candidate, FactBook, fact_book
 from .normalise import normalise
 from .numbers import Stated, extract
@@ -31,12 +31,14 @@ from .rules import (
     EACH,
     GPU,
     KERNEL_TIME,
+    OVERHEAD,
     PREDICTED,
     RATIO_TIME,
     RATIO_TRAFFIC,
     SPEEDUP_BEFORE,
     UNCHECKED,
     WALL,
+    WALL_AS_KERNEL,
     named,
 )
 
@@ -46,6 +48,9 @@ __all__ = ["MAX_READ", "PREREAD", "Fact", "extract_numbers", "grade_explanation"
 PREREAD = "Autograder pre-read:"
 
 REL_TOL = 0.15
+#: how close a bare number (no unit, no word naming it: read in every unit a student leaves off) must be to a
+#: figure to be that figure; one that is none within this is not reported (a TA could not check it either)
+INFERRED_TOL = 0.02
 #: how close a number must be to another case's figure, in a sentence that names no case, to be named that
 #: figure (misattributed) rather than merely wrong: rounding, not a tolerance
 CLOSE = 0.03
@@ -167,6 +172,9 @@ class _Cues:
     #: the direction is said by a comparison word after the number ("3.9x faster than"), not only by the noun
     #: "speedup" before it (whose sides a sentence rarely names: "4 vs 1 launches give a speedup of 3.6")
     worded: bool = True
+    #: the ratio's topic is said only before its own clause ("where eager moves 1 GiB and fused 256 MiB, I get
+    #: 2.35x"): it names no statistic strongly enough to rule the other out
+    topic_far: bool = False
 
     @staticmethod
     def of(ctx: Context, s: Stated, ix: _Index) -> _Cues:
@@ -182,13 +190,14 @@ class _Cues:
             method = "gpu"
         t = _nearest(_RATIO_TOPIC, ix, ctx, s)
         topic = None if t is None else ("time" if t.group(1) else "traffic")
+        far = t is not None and t.end() <= own and t.start() < s.start
         if ix.has(PREDICTED, lo, hi):
             topic = None
         worded = DIRECTION_FASTER.search(ctx.after) is not None
         faster = True if worded or SPEEDUP_BEFORE.search(ctx.before) else (
             False if DIRECTION_SLOWER.search(ctx.after) else None)
         worded = worded or faster is False
-        return _Cues(method, topic, faster, ix.has(EACH, own, hi), ix.has(UNCHECKED, lo, hi), worded)
+        return _Cues(method, topic, faster, ix.has(EACH, own, hi), ix.has(UNCHECKED, lo, hi), worded, far)
 
 
 _PER_KERNEL_AFTER = named('subject.per_kernel_after',
@@ -223,7 +232,10 @@ def _why_not(c: Candidate, ctx: Context, cues: _Cues, several: frozenset[str] = 
     f = c.fact
     if cues.method and _family(f.method) not in (None, cues.method):
         return f"the {_family(f.method)} figure, not the {cues.method} one"
-    if f.kind == "ratio" and cues.topic is not None:
+    if f.kind == "ratio" and f.topic == "intensity" and (cues.topic == "time" or cues.method is not None
+                                                         or RATIO_TIME.search(ctx.clause) is not None):
+        return "a ratio of intensities, not of times"  # "the ratio of times should be 1365 / 0.17 ≈ 8000x"
+    if f.kind == "ratio" and cues.topic is not None and not cues.topic_far:
         if f.topic == "traffic" and cues.topic == "time":
             return "the traffic ratio, not a speedup"
         if f.topic == "speedup" and cues.topic == "traffic":
@@ -252,6 +264,14 @@ def _why_not(c: Candidate, ctx: Context, cues: _Cues, several: frozenset[str] = 
             and (_PER_KERNEL_AFTER.match(ctx.after) or _PER_KERNEL_BEFORE.search(ctx.before))):
         return "the whole call's figure, not one kernel's"  # "moves 4.2 MB per kernel" of five kernels
     return None
+
+
+def _wall_as_kernel(c: Candidate, ctx: Context) -> bool:
+    """A per-call (wall) figure in a sentence that says it is timed per call and reads it as the kernel's own
+    (against a peak or roofline, as why it is memory- or compute-bound) without naming what else a call pays:
+    the lesson's misconception, whose figures are right but not the kernel's."""
+    return (_family(c.fact.method) == "wall" and not c.fact.given and WALL.search(ctx.sentence) is not None
+            and WALL_AS_KERNEL.search(ctx.sentence) is not None and OVERHEAD.search(ctx.sentence) is None)
 
 
 def _unanchored(c: Candidate, ctx: Context, cues: _Cues, asked: frozenset[frozenset[str]]) -> bool:
@@ -336,6 +356,8 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
     the reference knows (unmatched; unchecked where the sentence speaks of what the reference does not
     measure, CPU dispatch per launch)."""
     s, ctx = a.stated, a.context
+    if s.inferred:  # a bare number read in every unit a student leaves off: a figure only to within rounding
+        rel = min(rel, INFERRED_TOL)
     ix = ix if ix is not None else _Index(text)
     cued = _CueCache(ctx, ix)
     cues = _Cues.of(ctx, s, ix)
@@ -366,17 +388,28 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
         if exact is not None:  # "took 200 µs" in GPU time: 15 % off its GPU time, its wall time exactly
             return base.model_copy(update={"verdict": "misattributed", "actually": f"{exact.fact.label} (exactly; "
                                            f"{hit.fact.label} is {_error(s, hit.fact):.0%} off)"})
+        if _wall_as_kernel(hit, ctx):  # "timed one call: 85 µs ... only 947 GB/s against the roofline"
+            return base.model_copy(update={"verdict": "misattributed", "actually": f"{hit.fact.label} (a per-call "
+                                           "wall figure, read as the kernel's own)"})
         verdict = "given" if hit.fact.given else "match"
+        if s.inferred:  # the unit left off is the one of the figure it is
+            r = min((r for r in s.readings if r.kind == hit.fact.kind),
+                    key=lambda r: abs(r.value - hit.fact.value))
+            base = base.model_copy(update={"kind": r.kind, "value": r.value})
         return base.model_copy(update={"matches": hit.fact.label, "verdict": verdict, "of": hit.fact.variant})
     if cues.unchecked and s.kind == "time":  # CPU dispatch per launch: nothing measured to hold it against
         return base.model_copy(update={"verdict": "unchecked"})
     # another method's, statistic's or direction's figure of what the sentence names: a misattribution
     fitting = {id(c) for c in fits}
-    wrong_kind = [c for c in of_variant if id(c) not in fitting and not _unanchored(c, ctx, cues, asked)]
+    # (a ratio of intensities said as one of times is no figure quoted from elsewhere: just not this one)
+    wrong_kind = [c for c in of_variant if id(c) not in fitting and not _unanchored(c, ctx, cues, asked)
+                  and c.fact.topic != "intensity"]
     other = _best(s, [c for c in wrong_kind if not c.fact.given and not c.fact.per_kernel], rel)
     if other is not None:
         why = _why_not(other, ctx, cues, several) or ""
         return base.model_copy(update={"verdict": "misattributed", "actually": f"{other.fact.label} ({why})"})
+    if s.inferred:  # a bare number is another figure only as that of what its sentence names
+        return base
     # another variant's figure in a sentence that names this one, or another case's (one parameter away) in
     # a sentence that names a case: a misattribution. A figure nobody's in particular is just wrong; ratios are
     # so dense across a sweep that only another pair at this case counts.
@@ -521,6 +554,30 @@ def _describe(f: FoundNumber) -> str:
     return f"{f.text} (no match in the model or the reference for {f.about})"
 
 
+#: kinds of figure that carry no unit ("4 kernels", "3.9x", "0.45 of the peak"): written bare, nothing is missing
+_DIMENSIONLESS = frozenset({"launches", "ratio", "fraction", "sms"})
+#: a TA takes a quarter off an answer whose figures have no units when at least this many right facts, and
+#: this share of them, are bare numbers ("eager 268 / 4, gpu 69.2 vs 17.6"): the reader must guess the units
+BARE_FACTS, BARE_SHARE = 2, 1 / 3
+
+
+def _intensities(book: FactBook, case: Mapping[str, ParamValue]) -> tuple[dict[str, float], list[float]]:
+    """Each variant's arithmetic intensity in the work model at ``case``, and the device's ridge points."""
+    facts = [c.fact for c in book.of_kind(case, "intensity") if not c.fact.given]
+    return ({f.variant: f.value for f in facts if f.variant is not None and f.topic != "ceiling"},
+            [f.value for f in facts if f.topic == "ceiling"])
+
+
+def _without_units(bare: set[str | None], found: list[FoundNumber]) -> int:
+    """1 when the answer's right figures are written without units (see :data:`BARE_FACTS`), else 0."""
+    derived = {f.matches for f in found if f.verdict == "match"}
+    return int(len(bare) >= BARE_FACTS and len(bare) >= BARE_SHARE * len(derived))
+
+
+#: the verdicts a bare number of an inferred unit is reported with (any other: it is no checkable figure)
+_REPORTED = frozenset({"match", "given", "misattributed"})
+
+
 def grade_explanation(
     text: str, spec: LessonSpec, ex: ExplanationSpec, ref: ReferenceRun | None, rel_tol: float = REL_TOL
 ) -> ExplanationGrade:
@@ -535,17 +592,26 @@ def grade_explanation(
     text, origin = normalise(text)
     ix = _Index(text)
     framed = frame(text, spec.workload)
-    found = [_back(judge(a, book, text, rel_tol, ix), original, origin)
-             for a in attribute(text, spec.workload, case, book.known_cases(), framed)]
+    judged = [(a, f) for a in attribute(text, spec.workload, case, book.known_cases(), framed)
+              if (f := judge(a, book, text, rel_tol, ix)).verdict in _REPORTED or not a.stated.inferred]
+    found = [_back(f, original, origin) for _, f in judged]
+    # right figures of a dimension (bytes, time, bandwidth, ...) that the answer wrote without any unit
+    # (in prose: a table's header or pasted output's keys say the units a cell leaves off)
+    laid_out = [(b.start, b.end) for b in framed.blocks if b.kind in ("table", "code")]
+    bare = {f.matches for a, f in judged if a.stated.inferred and f.verdict == "match" and f.kind not in _DIMENSIONLESS
+            and not any(lo <= a.stated.start < hi for lo, hi in laid_out)}
     # a count of SMs other than the device's ("131 SMs idle", "64 SMs busy") is no figure the model or the
     # reference holds: not reported
     found = [f for f in found if not (f.kind == "sms" and f.verdict == "unchecked")]
     drawn = conclusions(text, framed.masked, framed.sentences, framed.names, spec.workload, case, ref)
     drawn += misconceptions(framed.masked, framed.sentences, framed.names, ref, case)
+    drawn += bound_claims(framed.masked, framed.sentences, framed.names, *_intensities(book, case),
+                          framed.mentioned, case)
     wrong = [c for c in drawn if not c.right]
     text = original
     missing = missing_parts(text, found, ex)
-    fraction, derived = suggest(found, len(wrong), len(missing))
+    unitless = _without_units(bare, found)
+    fraction, derived = suggest(found, len(wrong), len(missing) + unitless)
     flags: list[str] = []
     stripped = text.strip()
     if not stripped or stripped == "YOUR ANSWER HERE":
@@ -566,11 +632,15 @@ def grade_explanation(
             flags.append("wrong_conclusion")
         if missing:
             flags.append("missing_part")
+        if unitless:
+            flags.append("no_units")
         comment = (
             f"{PREREAD} found {len(found)} number(s), {derived} distinct fact(s) of the work model "
             f"or reference stated right: " + "; ".join(_describe(f) for f in found) + "."
             + "".join(f" Wrong conclusion: {c.reason} ✗." for c in wrong)
             + (f" Missing from the asked explanation: {'; '.join(missing)} ✗." if missing else "")
+            + (f" Figures without units: {len(bare)} of the {derived} right facts are bare numbers ✗." if unitless
+               else "")
             + f" Suggested {fraction * ex.points:.2f}/{ex.points:g}"
             + (" (at most half: a wrong conclusion)." if wrong and derived else ".")
         )

@@ -196,6 +196,7 @@ class FactBook:
                 out.append(Candidate(Fact("flops", w.flops, f"{v} FLOPs for {where}", v, params)))
             if w.flops and ("intensity", v) not in have:
                 out.append(Candidate(Fact("intensity", w.intensity, f"{v} arithmetic intensity", v, params)))
+        out += self._intensity_ratios(works, params, where)
         for v, w in works.items():
             if w.launches > 1:
                 out.append(Candidate(Fact("bytes", w.bytes_moved / w.launches, f"{v} bytes per kernel for {where}",
@@ -232,6 +233,26 @@ class FactBook:
         out += measured
         out += [Candidate(f, CACHE if f.topic == "cache" else CEILING) for f in self._device()]
         out += self._across(params)
+        return out
+
+    def _intensity_ratios(self, works: Mapping[str, Work], params: Mapping[str, ParamValue],
+                          where: str) -> list[Candidate]:
+        """A variant's intensity over the ridge point of the case's dtype ("1.9x the ridge"), and one variant's
+        intensity over another's ("a factor of 8192 between them"), each only where its words are said."""
+        out = []
+        dev = self.ref.device if self.ref is not None else None
+        peak = (getattr(dev, "peaks", None) or {}).get(f"matmul_tflops:{params.get('dtype')}") if dev else None
+        ridge = peak * 1e3 / dev.copy_gbps if peak and dev is not None and dev.copy_gbps else None
+        for v, w in works.items():
+            if w.flops and ridge:
+                out.append(Candidate(Fact("ratio", w.intensity / ridge, f"{v} intensity over the ridge for {where}", v,
+                                          params, topic="intensity"), cue=RIDGE_CUE))
+            for o, wo in works.items():
+                if v != o and w.flops and wo.flops and w.intensity > wo.intensity:
+                    out.append(Candidate(Fact("ratio", w.intensity / wo.intensity,
+                                              f"{v} intensity over {o}'s for {where}", None, params,
+                                              topic="intensity", ratio_of=(v, o)),
+                                         cue=INTENSITY_CUE, compares=frozenset({v, o})))
         return out
 
     def _across(self, params: Mapping[str, ParamValue]) -> list[Candidate]:
@@ -374,6 +395,11 @@ class FactBook:
         across = {f.label for f, _, _ in self._quantities_across()}
         out += [f for f, _ in self._quantities() if f.params is None and f.label not in across]
         return tuple(out)
+
+
+#: the words that say a ratio is of an intensity over the ridge point, or of two intensities
+RIDGE_CUE = r"\b(?:ridge|knee|balance point|Knick\w*|cresta|crête|umbral|cume)"
+INTENSITY_CUE = r"\bintensit\w*|flops?\s*/\s*(?:byte|b)\b|flops? per byte"
 
 
 def dtype_cue(dtype: str) -> str:

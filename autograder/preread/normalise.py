@@ -10,6 +10,7 @@ Pure functions; linear in the text (one pass per rule).
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 
@@ -90,6 +91,26 @@ _SUPERSCRIPTS = rule(
     ("10^9",),
 )
 
+_SIZE_E = rule(
+    "format.size_in_e_notation",
+    "a size in e-notation or rounded after 'N =', 'n =' ('N = 4.096e3', 'N = 1.05e6', 'n = 1.024e3'): the power "
+    "of two it rounds (to 1 %), as the lesson's sizes are written",
+    r"(?<=\b[nNC] = )(\d(?:\.\d+)?[eE]\+?\d{1,2})\b|(?<=\b[nNC]=)(\d(?:\.\d+)?[eE]\+?\d{1,2})\b",
+    ("N = 4.096e3", "n = 1.024e3", "N = 1.05e6", "N=2.68e8"),
+    ("t = 6.2e-6", "N = 4096"),
+)
+
+
+def _power_of_two(m: re.Match[str]) -> list[tuple[str, int]]:
+    shown = m.group(1) or m.group(2)
+    at = m.start(1) if m.group(1) else m.start(2)
+    value = float(shown)
+    k = round(math.log2(value)) if value > 0 else 0
+    if k <= 0 or abs(2**k - value) > 0.01 * value:
+        return [(shown, at)]
+    return [(f"2^{k}", at)]
+
+
 _SMALL = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
     "seventeen eighteen nineteen".split())}
@@ -106,13 +127,49 @@ _NUMBER_WORDS = rule(
     rf"(?:(?:[\s-]+|\s+and\s+)(?:{_WORD})){{0,10}}"
     rf"(?:\s+point(?:\s+(?:{_DIGIT_WORDS})){{1,6}}\b(?!\s+point)|"  # a decimal in words is a number by itself
     rf"(?:\s+point(?:\s+(?:{_DIGIT_WORDS})){{1,6}})?"
-    r"(?=\s*(?:[kmgt]i?b\b|bytes?\b|(?:kilo|mega|giga)bytes?\b|µs|us\b|ms\b|(?:micro|milli|nano)?seconds?\b|"
+    r"(?=\s*(?:[kmgt]i?b\b|bytes?\b|(?:kilo|mega|giga|tera|kibi|mebi|gibi|tebi)bytes?\b|µs|us\b|ms\b|"
+    r"(?:micro|milli|nano)?seconds?\b|"
     r"[gt]b/s|[kmgtp]?flop|floating[- ]point operations\b|SMs?\b|percent\b|per cent\b|%|times\b|x\b|×|-?fold\b)))",
     ("sixty-seven megabytes", "two hundred and sixty-eight MB", "three point nine times", "seventy-one µs",
      "a hundred and thirty-seven billion floating point operations", "a hundred and thirty-two SMs",
      "the wall speedup is zero point nine five"),
     ("four kernels", "the two variants", "137 billion FLOP", "at one point the"),
 )
+
+
+_FRACTION_WORDS = {"sixth": 6, "fifth": 5, "eighth": 8, "tenth": 10, "sevenths": 7, "ninth": 9}
+_NUMBER_PHRASE = rule(
+    "format.number_words_bare",
+    "an English number in words that no unit follows, of two words or more or above ten ('roughly one hundred "
+    "eighty-four', 'sixty-four', 'sixteen point eight million', 'seventeen-and-a-half', 'one sixth'): written in "
+    "digits (one word up to ten stays a word: 'one of the two kernels'; 'a quarter', 'half' are shares' words)",
+    rf"(?<![\d.,] )\b(?:(?:one|an?)[\s-]+(?:{'|'.join(_FRACTION_WORDS)})s?\b|"
+    rf"(?:{_FIRST}|a(?=\s+(?:hundred|thousand|million|billion)\b))"
+    rf"(?:(?:[\s-]+|\s+and\s+)(?:{_WORD})){{0,10}}"
+    rf"(?:\s+point(?:\s+(?:{_DIGIT_WORDS})){{1,6}}(?:\s+(?:thousand|million|billion))?)?"
+    r"(?:[\s-]+and[\s-]+a[\s-]+half)?\b(?:-(?=[A-Za-zµ]))?)",
+    ("roughly one hundred eighty-four", "sixty-four", "sixteen point eight million", "seventeen-and-a-half",
+     "one sixth"),
+    (),
+)
+
+
+def _phrase_digits(m: re.Match[str]) -> list[tuple[str, int]]:
+    """A number phrase of :data:`_NUMBER_PHRASE` in digits, or as written where it is one small word."""
+    phrase = m.group(0)
+    hyphen = phrase.endswith("-")
+    words = [w for w in re.split(r"[\s-]+", phrase.lower().rstrip("-")) if w]
+    if words and words[-1].rstrip("s") in _FRACTION_WORDS:
+        value: float | None = 1 / _FRACTION_WORDS[words[-1].rstrip("s")]
+        shown = f"{value:.4f}"
+    else:
+        half = words[-3:] == ["and", "a", "half"]
+        value = _words_value(" ".join(words[:-3] if half else words))
+        if value is None or (len(words) == 1 and value <= 10) or words == ["a"]:
+            return [(phrase, m.start())]
+        value += 0.5 if half else 0.0
+        shown = str(int(value)) if value.is_integer() else repr(value)
+    return [(shown + (" " if hyphen else ""), m.start())]
 
 
 def _words_value(phrase: str) -> float | None:
@@ -122,7 +179,8 @@ def _words_value(phrase: str) -> float | None:
         whole, frac = words[:i], words[i + 1:]
         base = _words_value(" ".join(whole)) if whole else 0.0
         digits = "".join(str(_SMALL[w]) for w in frac if w in _SMALL and _SMALL[w] < 10)
-        return None if base is None or not digits else base + float("0." + digits)
+        scale = _SCALES.get(frac[-1], 1) if frac else 1  # "sixteen point eight million"
+        return None if base is None or not digits else (base + float("0." + digits)) * scale
     total = current = 0
     for w in words:
         if w in ("and", "a"):  # "a hundred and thirty-two"
@@ -206,8 +264,12 @@ def normalise(text: str) -> tuple[str, list[int]]:
     if any(c in text for c in _SUPERSCRIPT):
         text, origin = _rewrite(text, origin, _SUPERSCRIPTS, lambda m: [
             ("^" + "".join(_SUPERSCRIPT[c] for c in m.group(0)), m.start())])
+    if _SIZE_E.search(text):
+        text, origin = _rewrite(text, origin, _SIZE_E, _power_of_two)
     if _NUMBER_WORDS.search(text):
         text, origin = _rewrite(text, origin, _NUMBER_WORDS, lambda m: _digits(m, text))
+    if _NUMBER_PHRASE.search(text):
+        text, origin = _rewrite(text, origin, _NUMBER_PHRASE, _phrase_digits)
     text, origin = _rewrite(text, origin, _DIGIT_GROUPS, lambda m: [])
     text, origin = _rewrite(text, origin, _SPACE_GROUPS, lambda m: [
         (m.group(1), m.start(1)),

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from .rules import named, rule
 
-__all__ = ["Reading", "Stated", "extract"]
+__all__ = ["Reading", "Stated", "bare_numbers", "extract"]
 
 _WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
@@ -37,14 +37,18 @@ _BINARY = {"kb": 2**10, "mb": 2**20, "gb": 2**30, "tb": 2**40}
 _BYTES = {
     "b": 1, "byte": 1, "bytes": 1, "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40,
     "kilobyte": 1e3, "kilobytes": 1e3, "megabyte": 1e6, "megabytes": 1e6, "gigabyte": 1e9, "gigabytes": 1e9,
+    "terabyte": 1e12, "terabytes": 1e12, "kibibyte": 2**10, "kibibytes": 2**10, "mebibyte": 2**20,
+    "mebibytes": 2**20, "gibibyte": 2**30, "gibibytes": 2**30,
     **_DECIMAL,
 }
 _BW = {"b/s": 1e-9, "kb/s": 1e-6, "gb/s": 1.0, "tb/s": 1e3, "mb/s": 1e-3, "gib/s": 2**30 / 1e9, "tib/s": 2**40 / 1e9,
        "gbps": 1.0,
-       "gb per second": 1.0, "tb per second": 1e3}
+       "gb per second": 1.0, "tb per second": 1e3, "gigabytes per second": 1.0, "gigabyte per second": 1.0,
+       "terabytes per second": 1e3, "terabyte per second": 1e3}
 _RATE = {"flop/s": 1e-12, "pflop/s": 1e3, "tflop/s": 1.0, "gflop/s": 1e-3, "pflops": 1e3, "tflops": 1.0, "gflops": 1e-3}
 _COUNT = {"flop": 1.0, "kflop": 1e3, "mflop": 1e6, "gflop": 1e9, "tflop": 1e12, "pflop": 1e15}
 _TIME = {"ns": 1e-6, "nanoseconds": 1e-6, "µs": 1e-3, "μs": 1e-3, "us": 1e-3, "usec": 1e-3, "microseconds": 1e-3,
+         "microsecond": 1e-3, "millisecond": 1.0, "nanosecond": 1e-6,
          "ms": 1.0, "msec": 1.0, "milliseconds": 1.0, "s": 1e3, "sec": 1e3, "seconds": 1e3,
          # German, Spanish, French, Portuguese
          "mikrosekunden": 1e-3, "microsegundos": 1e-3, "microsecondes": 1e-3, "microssegundos": 1e-3,
@@ -60,7 +64,7 @@ _N = (r"(?<![\w.^*/])(\d+(?:\.\d+)?\s?[×x*·]\s?(?:10|2)\s?(?:\^|\*\*)\s?[-+]?\
 _WORD_N = r"(one|two|three|four|five|six|seven|eight|nine|ten|a single|single)"
 _RANGE = r"(?:\s*(?:-|–|—|to)\s*" + _N + r")?(?:\s*(?P<mult>thousand|million|billion|trillion))?"
 _MULT = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
-_END = r"(?![\w/])"
+_END = r"(?![\w/])(?!=[^\s=])"  # not a key of pasted output: "bytes=100,663,296  flops=137,438,953,472"
 
 
 @dataclass(frozen=True)
@@ -86,6 +90,9 @@ class Stated:
     low: float | None = None  # a range's ends, in the first reading's unit
     high: float | None = None
     unitless: bool = field(default=False)
+    #: a bare number whose unit no word gives: read in every unit a student leaves off ("gpu 69.2 vs 17.6",
+    #: "tf32 348"), judged only to within rounding, and reported only where it is a figure of the case
+    inferred: bool = field(default=False)
 
     @property
     def kind(self) -> str:
@@ -175,13 +182,15 @@ _UNITS: list[tuple[str, re.Pattern[str]]] = [
     ("bandwidth", named('unit.bandwidth', 'a bandwidth: GB/s, TB/s, GiB/s, Gbps, Go/s, B/s (in e-notation)',
         ('3777 GB/s', '4.2 TB/s', '3777 Go/s', '4 TB per second', '4180 GB/sec', '2039 GByte/s', '3.6 TB / s',
          '3.88e12 B/s'),
-        ('3777 GB',))(_N + _RANGE + r"[^\S\n]*(?P<u>(?:[kgmt]i?)?(?:[bo]|bytes?)\s?/\s?s(?:ec)?|gbps|[gt]b per second)"
+        ('3777 GB',))(_N + _RANGE + r"[^\S\n]*(?P<u>(?:[kgmt]i?)?(?:[bo]|bytes?)\s?/\s?s(?:ec)?|gbps|[gt]b per second|"
+                      r"(?:giga|tera)bytes? per second)"
                       + _END,
                       re.I)),
     ("bytes", named('unit.bytes', 'a size in bytes: B, KB, MiB, GB, bytes, megabytes, octets, Mo',
         ('268 MB', '256 MiB', '268,435,456 bytes', '64 Mo', '2 B', '268.4 MByte', '67.1 MBytes'),
         ('268 Mb/s', '4 TB/s'))(
         _N + _RANGE + r"[^\S\n]*(?P<u>[kmgt]i?bytes?|[kmgt]ib|[kmgt]b|bytes?|b|kilobytes?|megabytes?|gigabytes?|"
+        r"terabytes?|(?:kibi|mebi|gibi|tebi)bytes?|"
         r"octets?|"
         r"(?-i:[KMGT]i?o))"
         + _END, re.I)),
@@ -216,13 +225,23 @@ _WORD_RATIO = named('number.word_ratio',
 _LAUNCHES = named('number.launches',
     "a count of kernels or launches: '4 kernels', 'one fused kernel', 'cuatro kernels', 'vier Kerneln'",
         ('4 kernels', 'one fused kernel', 'a single launch', 'cuatro kernels', 'vier Kerneln', '4 lanci', '1 lancio',
-         '4 kernals', '5 kernles', '1 lanch', '4 launchs'),
+         '4 kernals', '5 kernles', '1 lanch', '4 launchs', '1 lauch', '1 lanuch', '4 dispatches'),
         ('kernels',))(
     r"(?<![\w.])(\d+|" + _WORD_N[1:-1] + "|" + _OTHER_WORDS + r")[^\S\n]+(?:[\w.-]+[^\S\n]+){0,2}?"
     r"(?P<u>kernels?|kerneln|launch(?:es)?|núcleos?|noyaux|noyau|lanzamientos?|lancements?|lançamentos?|Kernel-?Starts?|Starts|"
     # Italian, and the typos students make of the two nouns ("kernals", "kernles", "launchs", "lanch")
-    r"lanci|lancio|kern[ae]ls?|kernles|kenrels?|launchs|la?u?nch(?:e?s)?)\b",
+    r"lanci|lancio|kern[ae]ls?|kernles|kenrels?|launchs|la?u?nch(?:e?s)?|lauch(?:e?s)?|lanuch(?:e?s)?|luanch(?:e?s)?|"
+    r"dispatch(?:es)?)\b(?!=[^\s=])",
     re.I,
+)
+_SAVED = rule(
+    "number.launches_saved",
+    "right before a count of launches, words that make it a difference of two counts: 'saving three', 'removes "
+    "3', 'three fewer' is no variant's count",
+    r"\b(?:sav(?:es|ed|ing|e)|remov(?:es|ed|ing|e)|eliminat(?:es|ed|ing|e)|cut(?:s|ting)?|drops?|dropping|spar\w*|"
+    r"ahorr\w*|économis\w*|economiz\w*)\s+(?:the\s+|those\s+|its\s+)?(?:other\s+)?$",
+    ("saving ", "removes the ", "by cutting "),
+    ("in ", "launches "),
 )
 # "4 vs 1" in a sentence about kernels: two launch counts; "…, so 4" right after: their ratio
 _SM_COUNT = rule(
@@ -270,8 +289,20 @@ _NAMED_RATIO = named('number.named_ratio',
          'das Verhältnis ist 4'),
         ('the ratio is high',))(
     r"\b(?:ratios?|speed-?\s?ups?|slow-?\s?downs?|factor|prediction|predicted|estimate|rapport|raz[óo]n|razão|"
-    r"proporci[óo]n|Verhältnis|Faktor|facteur|fator|aceleraci[óo]n|accélération|Beschleunigung|aceleração)\b(?:[^.;!?\d%|\s]|\s(?!\s)|\.(?=\d)){0,80}?"
+    r"proporci[óo]n|Verhältnis|Faktor|facteur|fator|rapporto|aceleraci[óo]n|accélération|Beschleunigung|aceleração)\b(?:[^.;!?\d%|\s]|\s(?!\s)|\.(?=\d)){0,80}?"
     + _N + _NOT_A_VALUE + r"(?:\s*:\s*1\b)?", re.I
+)
+_NAMED_RATIO_WORD = named('number.named_ratio_word',
+    "a small number in words that the text names a ratio: 'the traffic ratio of four', 'the speedup is about "
+    "four', 'un facteur de quatre'",
+        ('the traffic ratio of four', 'the speedup is about four', 'a factor of two'),
+        ('the ratio of the two kernels', 'speedup for four kernels'))(
+    r"\b(?:ratios?|speed-?\s?ups?|factor|Faktor|facteur|fator|Verhältnis|rapport|raz[óo]n|razão)\s+"
+    r"(?:is\s+|of\s+|was\s+|ist\s+|est\s+|es\s+|é\s+|de\s+|von\s+)?(?:only\s+|just\s+|about\s+|roughly\s+|around\s+|"
+    r"nearly\s+|almost\s+|exactly\s+|~\s*|≈\s*)*"
+    r"(one|two|three|four|five|six|seven|eight|nine|ten|zwei|drei|vier|fünf|dos|tres|cuatro|cinco|deux|trois|"
+    r"quatre|cinq|dois|três|quatro)\b(?!\s+(?:kernels?|launch\w*|times|passes|ops?|operations|of)\b)(?![-\w])",
+    re.I,
 )
 # "beats compiled by 1.35", "faster by about 4"
 _BY = named('number.faster_by', "a factor after 'faster/beats ... by': 'beats compiled by 1.35', 'faster by about 4'",
@@ -584,13 +615,16 @@ def extract(text: str) -> list[Stated]:
         before = text[max(0, m.start() - 5):m.start()]
         if re.search(r"\bthe\s+$", before, re.I) and m.group(1).lower() in ("two", "three"):
             continue  # "the two kernels": the two variants, not a count of launches
+        if _SAVED.search(text[max(0, m.start() - 24):m.start()]):
+            continue  # "saving three kernel launches": a difference of two counts, no variant's count
         if n is not None and not taken.overlaps(m.start(), m.end()):
             add(Stated(m.group(0), m.start(), m.end(), m.group("u").lower(), n, (Reading("launches", n),)))
     for m in _WORD_RATIO.finditer(text):
         n = to_float(m.group(1))
         if n is not None and not taken.overlaps(m.start(), m.end()) and (m.group(0) != m.group(1) or n == 2):
             add(Stated(m.group(0), m.start(), m.end(), "times", n, (Reading("ratio", n),)))
-    named = ((_OF_PEAK, "fraction"), (_NAMED_LAUNCHES, "launches"), (_QUOTIENT, "ratio"), (_NAMED_QUOTIENT, "ratio"),
+    named = ((_OF_PEAK, "fraction"), (_NAMED_LAUNCHES, "launches"), (_NAMED_RATIO_WORD, "ratio"),
+             (_QUOTIENT, "ratio"), (_NAMED_QUOTIENT, "ratio"),
              (_BY, "ratio"),
              (_NAMED_RATIO, "ratio"), (_NAMED_FRACTION, "fraction"))
     for pat, kind in named:
@@ -648,10 +682,10 @@ _ELLIPSIS = rule(
     "number.launch_ellipsis",
     "a bare count after 'in', 'with', 'needs' in a sentence that has stated a launch count: 'eager moves 268 MB "
     "in 4 kernels, fused 67 MB in 1', 'compiled needs 1 and 67 MB'",
-    r"\b(?:in|with|needs?|uses?|has|have|takes?|over|en|mit|con|avec|com|braucht|necesita|nécessite)\s+"
-    r"(?:only\s+|just\s+|nur\s+|solo\s+|seulement\s+)?(\d{1,2})(?![\w%/^]|[.,]\d|\s*[·*×x]|\s*(?:[kmgt]i?b|µs|us|ms)\b)"
+    r"(?:\b(?:in|with|needs?|uses?|has|have|takes?|over|en|mit|con|avec|com|braucht|necesita|nécessite)\s+"
+    r"(?:only\s+|just\s+|nur\s+|solo\s+|seulement\s+)?|(?<=[A-Za-z])\s?/\s?)(\d{1,2})(?![\w%/^]|[.,]\d|\s*[·*×x]|\s*(?:[kmgt]i?b|µs|us|ms)\b)"
     r"(?!\s*(?!(?:and|or|vs|y|e|et|und)\b)[A-Za-zÀ-ÿ])",
-    ("fused 67 MB in 1.", "compiled needs 1 and 67 MB", "with 1:"),
+    ("fused 67 MB in 1.", "compiled needs 1 and 67 MB", "with 1:", "fused 67 MB/1."),
     ("in 1.5 ms", "in 4 kernels", "with 2 MB"),
 )
 
@@ -670,3 +704,98 @@ def _launch_ellipsis(text: str, found: list[Stated], taken: _Taken, add: Callabl
             continue
         n = float(m.group(1))
         add(Stated(m.group(1), a, b, "", n, (Reading("launches", n),), unitless=True))
+
+
+# a bare number nothing else claims, in no formula: "gpu 69.2 vs 17.6 = 3.94", "tf32 348, fp32 51", "Ridge:
+# 7.693e14 / 4.191e12"; its unit is the one a student leaves off, so every such unit is a reading of it
+_BARE_NUMBER = rule(
+    "number.bare_inferred",
+    "a bare number no other rule reads and no formula holds ('gpu 69.2 vs 17.6', 'tf32 348', '7.693e14 / "
+    "4.191e12'): read in each unit a student leaves off, credited only to within rounding of a figure",
+    r"(?<![\w.^*#/$,\\_{}+·×÷=-])(?<![*·×+^÷]\s)(?<!\bx\s)(?<![#\w]/\s)(?<![#\w]\s/\s)"
+    r"(\d+(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
+    r"(?![\w^*/#(\[{]|\.(?!\s|$)|[.,]\d|\s*[·*×x^]\s*[\w(]|\s*[-+]\s*[\w(]|"
+    r"\s*/\s*[\d.]+(?:[eE][-+]?\d+)?\s*[=≈])" + _NOT_A_VALUE
+    + r"(?!\s*(?!(?:vs|versus|and|or|to|for|against|compared|in|on|at|with|from|of|the|is|was|are|gpu|wall|"
+    r"kernels?|launch\w*|eager|fused|compiled|mine|lib\w*)\b)[A-Za-zÀ-ÿ])",
+    ("gpu 69.2 vs 17.6", "tf32 348, fp32 51", "Ridge: 7.693e14", "= 3.94;", "bw 3877,", "1,074"),
+    ("2n^3", "64 tiles", "2^24", "8 trips", "2 * 4096", "2 + 2", "x86_64", "4096x4096", "####/6", "n / 6",
+     "128 threads", "3 reads", "128 x 128"),
+)
+#: the units a student leaves off a figure, per kind, as readings of one of it (the base units of
+#: :class:`Reading`): a time in µs or ms; bytes in MB, GB, KB or bytes (decimal: a bare power of two read
+#: as MiB would equal a size's bytes); GB/s or TB/s; TFLOP/s; GFLOP or MFLOP
+_LEFT_OFF: tuple[tuple[str, float], ...] = (
+    ("time", 1e-3), ("time", 1.0), ("bytes", 1e6), ("bytes", 1e9), ("bytes", 1e3), ("bandwidth", 1.0),
+    ("bandwidth", 1e3), ("flop_rate", 1.0), ("flops", 1e9), ("flops", 1e6),
+    ("intensity", 1.0),
+)
+
+
+_SMALL_CUE = rule(
+    "number.bare_small_cue",
+    "what makes a bare small whole number (1 to 10) a figure: a word of kernels or launches (a count), or of a "
+    "ratio just before it ('ratio 4', 'speedup = 4')",
+    r"(?P<k>\b(?:kernels?|launch(?:es)?|Kernel|núcleos?|noyaux|lançamentos?|lanzamientos?)\b)|"
+    r"(?P<r>\b(?:ratios?|speed-?\s?ups?|factor|Verhältnis|rapport|raz[óo]n|razão)\b[^.;,\d]{0,12}$)",
+    ("launches 4 / 1", "ratio ", "speedup = "),
+    ("bytes ", "the ratio was high, 4"),
+)
+
+
+def _left_off(n: float, text: str = "", a: int = 0, b: int = 0) -> tuple[Reading, ...]:
+    """Every reading of a bare number ``n`` (see :data:`_LEFT_OFF`), counts and plain values first; a small
+    whole number (``text[a:b]``) is a count or a ratio only where its sentence's words say so
+    (:data:`_SMALL_CUE`), else nothing (formulas and prose are full of them)."""
+    if n == int(n) and n <= 10:
+        near = text[max(0, a - 80):b + 40]
+        kernels = any(m.group("k") for m in _SMALL_CUE.finditer(near))
+        cue = _SMALL_CUE.search(text[max(0, a - 40):a])
+        ratio = cue is not None and cue.group("r") is not None
+        return ((Reading("ratio", n),) if ratio else ()) + ((Reading("launches", n),) if kernels else ())
+    out = [Reading("ratio", n)]
+    if n == int(n) and 1 <= n <= 64:
+        out.append(Reading("launches", n))
+    if n <= 1.5:
+        out.append(Reading("fraction", n))
+    if n >= 1e4:  # written out in base units: "268435456", "7.693e14" FLOP/s, "4.19e12" B/s
+        out += [Reading("bytes", n), Reading("flops", n), Reading("flop_rate", n * 1e-12),
+                Reading("bandwidth", n * 1e-9)]
+    if n < 1e5:
+        out += [Reading(k, n * f) for k, f in _LEFT_OFF]
+    return tuple(out)
+
+
+_SIZE_BEFORE = rule(
+    "number.bare_is_size",
+    "right before a bare number, words that make it a size or a setting, not a figure: 'N = ', 'n=', 'sizes like "
+    "', 'BLOCK_SIZE of ', 'up to '",
+    r"(?:\b[nNCR]\s*=\s*[~≈]?\s*|\b(?:sizes?|size of|like|such as|block(?:_size)?|BLOCK\w*|up to|"
+    r"rows?|cols?|columns?|elements?|threads?|warps?|step|version|v)\s*(?:of|=|:)?\s*)$",
+    ("N = ", "n=", "sizes like ", "BLOCK_SIZE of ", "up to "),
+    ("gpu ", "ratio = "),
+)
+
+
+def bare_numbers(text: str, found: list[Stated]) -> list[Stated]:
+    """The bare numbers of ``text`` that none of ``found`` covers (rule ``number.bare_inferred``), each with
+    every reading of :func:`_left_off`, marked ``inferred``. Not at a list item's start ("1. ", "2) ") nor
+    after a bound ("below 4"). Linear: one pass of the rule, a mask of what is found."""
+    taken = _Taken(len(text))
+    for f in found:
+        taken.add(f.start, f.end)
+    out = []
+    for m in _BARE_NUMBER.finditer(text):
+        a, b = m.start(1), m.end(1)
+        item = re.match(r"\s*[.)]\s", text[b:b + 3]) and re.search(r"(?:^|\n)\s*$", text[max(0, a - 8):a])
+        if taken.overlaps(a, b) or (item and (a < 8 or "\n" in text[max(0, a - 8):a])):
+            continue  # a list item's number ("1. ", "2) ")
+        if _BOUND.search(text[max(0, a - 40):a]) or _SIZE_BEFORE.search(text[max(0, a - 30):a]):
+            continue
+        n = to_float(m.group(1))
+        if n is None or n <= 0 or re.match(r"0\d", m.group(1)):
+            continue
+        readings = _left_off(n, text, a, b)
+        if readings:
+            out.append(Stated(m.group(1), a, b, "", n, readings, unitless=True, inferred=True))
+    return out

@@ -53,12 +53,14 @@ WALL = rule(
     "the sentence speaks of per-call wall time (CUDA events around one call, CPU dispatch included)",
     r"\bwall|\bper[- ]call\b|\bend[- ]to[- ]end\b|\bcuda events?\b|\bevents? around\b|"
     r"\b(?:one|a|each|every|the) call\b|"
-    r"\bcalls? costs?\b|\bfrom python\b|\ba single call\b|\bsingle[- ]call\b|\bdispatch|\bhost[- ]side\b|"
+    r"\bcalls? costs?\b|\bfrom python\b|\ba single call\b|\bsingle[- ]call\b|"
+    r"(?<!\bno )(?<!without )(?<!free of )\bdispatch(?!\w*\s+(?:is|are)\s+(?:gone|absent|removed|excluded|not))|"
+    r"\bhost[- ]side\b|"
     r"\bcpu[- ](?:time|side|overhead)\b|"
     r"\bwall[- ]?clock\b|\bWandzeit|\btiempo (?:de )?pared\b|\btemps (?:mur|réel)\b|\btempo de parede\b",
     ("The wall-time speedup is 3.9x.", "per call the eager chain takes 97 µs", "~100 µs of CPU dispatch",
      "in Wandzeit ist es langsamer", "wall-clock"),
-    ("the GPU time is 71 µs", "the kernel is memory bound"),
+    ("the GPU time is 71 µs", "the kernel is memory bound", "here dispatch is gone", "without dispatch"),
 )
 GPU = rule(
     "method.gpu",
@@ -165,6 +167,28 @@ UNCHECKED = rule(
     r"\b(?:per|each|every) (?:launch|kernel)\b[^.;]{0,40}\b(?:dispatch|overhead|latency)\b",
     ("~10 µs of CPU dispatch per launch", "launch overhead of 5 µs per kernel", "per launch the dispatch costs"),
     ("the GPU time is 71 µs", "eager launches 4 kernels", "~100 µs of CPU dispatch per call"),
+)
+
+WALL_AS_KERNEL = rule(
+    "misconception.wall_as_kernel",
+    "a sentence that reads a per-call (wall) figure as the kernel's own: against its peak or roofline, or as "
+    "why it is (not) memory- or compute-bound ('timed one call: 85 µs ... it reaches only 947 GB/s against the "
+    "roofline')",
+    r"\b(?:of (?:the |its )?(?:[\w-]+ ){0,2}(?:peak|roofline)|against (?:the |a )?[^.;]{0,24}?\b(?:peak|roofline)|"
+    r"(?:memory|compute|bandwidth)[- ]bound|is running at|kernel (?:only )?reaches|reaches only)\b",
+    ("it reaches only 947 GB/s against the 4,220 GB/s roofline", "only 8% of the bf16 peak",
+     "so it's not memory-bound yet", "which means it is running at 613 TFLOP/s"),
+    ("the GPU time is 71 µs", "the speedup is 1.2x"),
+)
+OVERHEAD = rule(
+    "misconception.overhead_named",
+    "a sentence that names what a call pays besides its kernels (dispatch, CPU or Python overhead, guards, "
+    "launch cost): its per-call figures are read as the call's, not the kernel's",
+    r"\b(?:overhead|dispatch\w*|launch(?:ing)? (?:cost|latenc\w*|overhead)|launching|cpu|python|host|guards?|"
+    r"wrapped|framework|Overhead|sobrecarga|surco[ûu]t)\b",
+    ("since the call is ~115 µs of mostly CPU overhead", "because launching costs more than the math",
+     "host dispatch dominates"),
+    ("the fused kernel is not memory-bound",),
 )
 
 

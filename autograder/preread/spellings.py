@@ -22,17 +22,19 @@ TRANSLATIONS: dict[str, str] = {
         "spelling.unfused",
         "'unfused' in German, Spanish, French, Portuguese: nicht fusioniert, sin fusionar, non fusionné, não fundido",
         r"(?:nicht|un)[- ]?fusioniert\w*|ungefused|sin fusionar|no fusionad[oa]s?|non[- ]fusionn[ée]e?s?|"
-        r"não[- ](?:fundid|fusionad)[oa]s?|sem fus[ãa]o|sans fusion|ohne fusion",
-        ("die nicht fusionierte Version", "sin fusionar", "la version non fusionnée", "não fundida"),
+        r"não[- ](?:fundid|fusionad)[oa]s?|sem fus[ãa]o|sans fusion|ohne fusion|non[- ]fus[oaie]\b|senza fusione",
+        ("die nicht fusionierte Version", "sin fusionar", "la version non fusionnée", "não fundida",
+         "la versione non fusa"),
         ("fusioniert", "fusionada"),
     ).pattern,
     "fused": rule(
         "spelling.fused",
-        "'fused' in German, Spanish, French, Portuguese: fusioniert(e), fusionada, fusionné(e), fundido",
+        "'fused' in German, Spanish, French, Portuguese, Italian: fusioniert(e), fusionada, fusionné(e), fundido, fusa",
         r"\b(?:(?<!nicht )(?<!nicht-)(?<!un)fusioniert\w*|(?<!no )fusionad[oa]s?|(?<!non )(?<!non-)fusionn[ée]e?s?|"
-        r"(?<!não )fundid[oa]s?)\b",
-        ("die fusionierte Version", "la versión fusionada", "la version fusionnée", "o kernel fundido"),
-        ("fusion", "confundido"),
+        r"(?<!não )fundid[oa]s?|(?<!non )(?<!non-)fus[oai])\b",  # Italian: fuso, fusa, fusi (not 'fuse')
+        ("die fusionierte Version", "la versión fusionada", "la version fusionnée", "o kernel fundido",
+         "quella fusa legge", "il kernel fuso", "la versione fusa"),
+        ("fusion", "confundido", "the fuse blew", "la versione non fusa"),
     ).pattern,
     "composed": rule(
         "spelling.composed",
@@ -44,14 +46,14 @@ TRANSLATIONS: dict[str, str] = {
     "compiled": rule(
         "spelling.compiled",
         "'compiled' in German, Spanish, French, Portuguese: kompiliert(e), compilado/a, compilé(e)",
-        r"\b(?:kompiliert\w*|compilad[oa]s?|compilé(?:e|es|s)?)\b",
-        ("die kompilierte Version", "el compilado", "la version compilée"),
+        r"\b(?:kompiliert\w*|compilad[oa]s?|compilé(?:e|es|s)?|compilat[oaie])\b",
+        ("die kompilierte Version", "el compilado", "la version compilée", "la versione compilata"),
         ("compile",),
     ).pattern,
     "library": rule(
         "spelling.library",
         "'library' (a library's own kernel) in German, Spanish, French, Portuguese",
-        r"Bibliotheks?\w*|biblioteca|bibliothèque",
+        r"Bibliotheks?\w*|biblioteca|bibliothèque|libreria",
         ("die Bibliothek", "la biblioteca", "la bibliothèque"),
         ("library",),
     ).pattern,
