@@ -15,4 +15,4 @@ fi
 # two workers, each test file on one of them (module fixtures run once; Slurm and PostgreSQL each live in
 # one file): most tests wait on kernels and nbgrader subprocesses, so two cores keep busy. PYTEST_WORKERS=0
 # runs everything in this process.
-exec python -m pytest -p no:cacheprovider -n "${PYTEST_WORKERS:-2}" --dist loadfile "$@"
+exec python -m pytest -p no:cacheprovider -n "${PYTEST_WORKERS:-4}" --dist loadfile --no-loadscope-reorder "$@"
