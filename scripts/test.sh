@@ -12,7 +12,9 @@ if [ "${1:-}" = "--fast" ]; then
   shift
   set -- -m "not slow" "$@"
 fi
-# two workers, each test file on one of them (module fixtures run once; Slurm and PostgreSQL each live in
-# one file): most tests wait on kernels and nbgrader subprocesses, so two cores keep busy. PYTEST_WORKERS=0
-# runs everything in this process.
-exec python -m pytest -p no:cacheprovider -n "${PYTEST_WORKERS:-2}" --dist loadfile "$@"
+# four workers, each test file on one of them (module fixtures run once; Slurm and PostgreSQL each live in
+# one file), on the 2-core CI machine: the long files mostly wait (a kernel past its deadline, a sandbox's
+# time bound, Slurm's queue, a browser; tests/preprocessors/test_limited_execute.py alone: 146 s wall for
+# 22 s of CPU), so two workers left the cores half idle. Files go out in collection order, which
+# tests/conftest.py (LONG_FILES) starts with the longest ones. PYTEST_WORKERS=0 runs everything in this process.
+exec python -m pytest -p no:cacheprovider -n "${PYTEST_WORKERS:-4}" --dist loadfile --no-loadscope-reorder "$@"

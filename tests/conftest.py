@@ -110,7 +110,38 @@ SLOW_ELSEWHERE = (
 )
 
 
+#: the files that keep an xdist worker busy for a minute or more (`--durations=80` of the full suite on the
+#: 2-core CI machine, largest first): scripts/test.sh hands each file to one worker (`--dist loadfile`) in
+#: collection order (`--no-loadscope-reorder`), so these start first and the short files fill the gaps at
+#: the end, instead of one long file running alone while the other workers have finished
+LONG_FILES = (
+    "tests/lessons/test_every_lesson.py",
+    "tests/e2e/test_end_to_end.py",
+    "tests/e2e/test_both_paths_agree.py",
+    "tests/preprocessors/test_limited_execute.py",
+    "tests/browser/test_course_journey.py",
+    "tests/preprocessors/test_sandbox.py",
+    "tests/lessons/test_a_lesson_of_a_new_kind.py",
+    "tests/authoring/test_laptop_walk.py",
+    "tests/authoring/test_device_option.py",
+    "tests/test_plain_nbgrader_assignment.py",
+    "tests/test_cli_80_columns.py",
+    "tests/lesson/test_reveal_lint.py",
+    "tests/bench/test_reference_cpu.py",
+    "tests/authoring/test_new_lesson.py",
+    "tests/scaleout/test_slurm.py",
+    "tests/authoring/test_course_outside_the_repository.py",
+    "tests/lessons/test_06_fused_kernel.py",
+)
+
+
+def _file_rank(item) -> int:
+    path = item.nodeid.split("::", 1)[0]
+    return LONG_FILES.index(path) if path in LONG_FILES else len(LONG_FILES)
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.nodeid.startswith(SLOW_ELSEWHERE):
             item.add_marker(pytest.mark.slow)
+    items.sort(key=_file_rank)  # stable: every file keeps its own tests' order, the other files theirs

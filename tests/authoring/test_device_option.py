@@ -14,7 +14,6 @@ import pytest
 from autograder.course import Course
 
 pytestmark = pytest.mark.slow
-REPO = Path(__file__).resolve().parents[2]
 A = "04_fusion"
 
 
@@ -31,10 +30,8 @@ def _devices(root: Path) -> set[str]:
     return {json.loads(p.read_text())["device_of_record"] for p in (root / "records" / A).glob("*.json")}
 
 
-def test_grade_and_report_take_the_device_whose_reference_they_use(tmp_path):
-    c = Course.copy(REPO, tmp_path / "course")
-    root = c.root
-    c.generate_assignment(A)
+def test_grade_and_report_take_the_device_whose_reference_they_use(course):
+    root = Course.at(course).root  # a copy of the generated course (tests/conftest.py: make_course)
     _cli("sample", A, "--students", "3", cwd=root)
     out = _cli("grade", A, "--device", "cpu", cwd=root, code=2)
     assert f"no cpu reference for {A} (stored: nvidia-h200): run `autograder bench {A} --device cpu` first" in out

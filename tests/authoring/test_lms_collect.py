@@ -6,6 +6,7 @@ every student gets the grade their notebook earns when collected through nbgrade
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -20,7 +21,6 @@ from autograder.sample.generate import generate_class
 from autograder.storage.records_store import RecordStore
 
 pytestmark = pytest.mark.slow
-REPO = Path(__file__).resolve().parents[2]
 A = "04_fusion"
 # Canvas: <lastfirst>_[LATE_]<user id>_<submission id>_<file name>, "-1" after a resubmitted file's name
 CANVAS = {"ada": "lovelaceada_1001_5550001_04_fusion.ipynb", "bob": "smithbob_LATE_1002_5550002_04_fusion.ipynb",
@@ -36,17 +36,16 @@ def _nbgrader(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return r
 
 
-def test_a_canvas_download_archive_is_collected_and_graded_with_its_ledgers_intact(tmp_path):
-    direct = Course.copy(REPO, tmp_path / "direct")
-    direct.generate_assignment(A)
+def test_a_canvas_download_archive_is_collected_and_graded_with_its_ledgers_intact(course_template, tmp_path):
+    # two copies of the generated course (tests/conftest.py: make_course), one per way of collecting
+    direct = Course.at(shutil.copytree(course_template, tmp_path / "direct"))
     spec = direct.spec(A)
     ref = ReferenceStore(direct.references).load(A, "nvidia-h200")
     generate_class(direct.root, spec, ref, direct.root / "release" / A / spec.notebook, 3, seed=3,
                    names=sorted(IDS))
     assert not grade_class(direct, A, workers=1).failed
 
-    lms = Course.copy(REPO, tmp_path / "lms")
-    lms.generate_assignment(A)
+    lms = Course.at(shutil.copytree(course_template, tmp_path / "lms"))
     archive = lms.root / "downloaded" / A / "archive"
     archive.mkdir(parents=True)
     with zipfile.ZipFile(archive / "submissions.zip", "w") as z:  # what Canvas's "Download Submissions" gives
