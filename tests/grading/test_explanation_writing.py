@@ -65,6 +65,18 @@ def test_a_table_takes_its_captions_unit_and_its_rows_exponent(lessons):  # noqa
     assert [got.get(t) for t in ("7.08", "1.95", "3.63", "71.1", "18.4", "3.87")] == ["match"] * 6, got
 
 
+def test_pasted_output_under_a_header_with_digits_in_its_words_reads_each_rows_case(lessons):  # noqa: F811
+    # "log2_n" and "gpu_x" have digits only inside words: the line is a header, so row "12" is 2^12 (it was
+    # taken for data and every figure was read at the cell's 2^24, the small sizes' named misattributed)
+    text = ("```\nlog2_n  eager_gpu  fused_gpu  gpu_x\n12      7.08 us    1.95 us    3.63\n"
+            "24      71.1 us    18.4 us    3.87\n```")
+    got = verdicts(grade(lessons, "04_fusion", "explain_sweep", text))
+    assert [got.get(t) for t in ("7.08 us", "1.95 us", "3.63", "71.1 us", "18.4 us", "3.87")] == ["match"] * 6, got
+    # a first line with a number standing alone is data: no header, each number carries its own unit
+    data = "```\n12      7.08 us    1.95 us\n24      71.1 us    18.4 us\n```"
+    assert verdicts(grade(lessons, "04_fusion", "explain_sweep", data)).get("7.08 us") != "match"
+
+
 def test_a_tiling_is_not_a_case(lessons):  # noqa: F811
     g = grade(lessons, "03_roofline", "explain_small",
               "La multiplication n'atteint que 45 % du pic : 64 tuiles de 128 × 128 pour 132 SM, 353 TFLOP/s.")
