@@ -46,6 +46,8 @@ def verdicts(g: ExplanationGrade) -> dict[str, str | None]:
     ("03_roofline", "explain_small", "TF32 has a peak of 398 TFLOP/s, between bf16's 785 and fp32's 50.",
      ["398 TFLOP/s", "785", "50"]),
     ("03_roofline", "explain_small", "TF32 reaches 352 TFLOP/s at n = 4096 vs 51.3 in fp32.", ["352 TFLOP/s", "51.3"]),
+    # seconds in e-notation on both sides of a slash (the divisor is no formula's "3s")
+    ("04_fusion", "explain_headline", "t_gpu: 7.11e-5 s / 1.84e-5 s", ["7.11e-5 s", "1.84e-5 s"]),
     # a quotient of two named things; one launch in other languages
     ("05_softmax", "explain_long_rows", "GPU time ratio torch/eager = 0.13.", ["0.13"]),
     # dots as digit groups in a text of decimal commas
