@@ -79,6 +79,15 @@ def test_pasted_output_under_a_header_with_digits_in_its_words_reads_each_rows_c
     assert verdicts(grade(lessons, "04_fusion", "explain_sweep", data)).get("7.08 us") != "match"
 
 
+def test_the_roofline_predicted_ratio_of_times_is_a_fact_only_where_predicted(lessons):  # noqa: F811
+    # FLOPs over the bf16 peak against bytes over the copy roofline: the multiply's ideal time over the add's
+    g = grade(lessons, "03_roofline", "explain_intensity", "Ratio: 6.95 measured (roofline: 7.15).")
+    assert verdicts(g).get("7.15") == "match" and "roofline-predicted" in g.comment, g.comment
+    # said as measured, the same 7.15 is no predicted figure
+    g = grade(lessons, "03_roofline", "explain_intensity", "I measured the multiply 7.15x slower than the add.")
+    assert not any(f.matches and "roofline-predicted" in f.matches for f in g.found), g.comment
+
+
 def test_a_tiling_is_not_a_case(lessons):  # noqa: F811
     g = grade(lessons, "03_roofline", "explain_small",
               "La multiplication n'atteint que 45 % du pic : 64 tuiles de 128 × 128 pour 132 SM, 353 TFLOP/s.")
