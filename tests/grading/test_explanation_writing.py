@@ -88,6 +88,13 @@ def test_the_roofline_predicted_ratio_of_times_is_a_fact_only_where_predicted(le
     assert not any(f.matches and "roofline-predicted" in f.matches for f in g.found), g.comment
 
 
+def test_a_parts_size_in_bytes_names_no_case(lessons):  # noqa: F811
+    # "one row is only 8 KB" says how big a row is: the answer stays at 4096 x 4096 (it moved to the single row)
+    g = grade(lessons, "05_softmax", "explain_fusion",
+              "Compiled fuses it into one kernel because one row is only 8 KB; compiled moves 67 MB.")
+    assert verdicts(g).get("67 MB") == "match", g.comment
+
+
 def test_a_tiling_is_not_a_case(lessons):  # noqa: F811
     g = grade(lessons, "03_roofline", "explain_small",
               "La multiplication n'atteint que 45 % du pic : 64 tuiles de 128 × 128 pour 132 SM, 353 TFLOP/s.")
