@@ -95,6 +95,13 @@ def test_a_parts_size_in_bytes_names_no_case(lessons):  # noqa: F811
     assert verdicts(g).get("67 MB") == "match", g.comment
 
 
+def test_a_short_variant_word_with_a_doubled_letter_is_that_variant(lessons):  # noqa: F811
+    # "the fussed kernel" after eager's figures: the 67 MB is the fused kernel's, not eager's misattributed
+    g = grade(lessons, "04_fusion", "explain_headline",
+              "Eager launches 4 kernels and moves 268 MB; the fussed kernel moves 67 MB.")
+    assert verdicts(g).get("67 MB") == "match", g.comment
+
+
 def test_a_tiling_is_not_a_case(lessons):  # noqa: F811
     g = grade(lessons, "03_roofline", "explain_small",
               "La multiplication n'atteint que 45 % du pic : 64 tuiles de 128 × 128 pour 132 SM, 353 TFLOP/s.")
