@@ -573,6 +573,15 @@ _SIZE_IS_VALUE = named('case.size_is_value',
         (' elements', ' x 4096'))(r"^\s*(?:[kmgt]i?b\b|bytes?\b|(?-i:B)\b|[kmgtp]?flops?\b|octets?\b)", re.I)
 
 
+_PART_SIZE = named('case.part_size',
+    "a case's word followed by its size in bytes ('one row is only 8 KB', 'a row holds 8 KiB') speaks of how big a "
+    "part is, not of the case the answer is about",
+        (' is only 8 KB', ' holds 8 KiB', ' is 8,192 bytes', ' is just ~8 KB'),
+        (' is 4x faster', ' takes 41 µs', ' of 2^20'))(
+    r"^\s*(?:is|are|was|has|holds|takes up|occupies)\s+(?:(?:only|just|about|roughly)\s+)?(?:~\s*)?"
+    r"\d[\d.,]*\s*(?:[kmgt]i?b\b|bytes?\b|(?-i:B)\b)", re.I)
+
+
 def _not_tiles(mentioned: list[Mention], text: str) -> list[Mention]:
     """The lesson's case mentions less those that are no case: a tiling ('tiles of 128 x 128') or a count
     of bytes or FLOPs, written as a power of two ('2^31 FLOP') or not ('a row of 8 KB')."""
@@ -580,6 +589,7 @@ def _not_tiles(mentioned: list[Mention], text: str) -> list[Mention]:
             if m.variant is not None or not m.params or "dtype" in m.params
             or not (_TILE.search(text[max(0, m.start - 24):m.start]) or _TILE_AFTER.match(text[m.end:m.end + 12])
                     or _AFTER_FACTOR.search(text[max(0, m.start - 30):m.start])
+                    or _PART_SIZE.match(text[m.end:m.end + 40])
                     or (re.search(r"(?:^|\s|of)(?:\d+|2\s?(?:\^|\*\*)\s?\d{1,2})$", text[m.start:m.end])
                         and _SIZE_IS_VALUE.match(text[m.end:m.end + 12])))]
 

@@ -47,6 +47,16 @@ _COLUMNS = rule(
 )
 
 
+_HEADER_NUMBER = rule(
+    "format.code_header_number",
+    "a number standing on its own in a code block's first line: that line is data, not a header ('log2_n', "
+    "'eager_us', 'gpu_x', '2^k' are header words)",
+    r"(?<![\w.^])\d+(?:[.,]\d+)?(?![\w^])",
+    ("12      76.1 us", "eager 71.1 3777", "n = 4096"),
+    ("log2_n  eager_wall  gpu_x", "2^k  eager_us", "size  fp16  bf16"),
+)
+
+
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
     # blocks only: the inline rules (emphasis, links) say nothing about where tables and code are
@@ -150,7 +160,7 @@ def cells(text: str, found: list[Block] | None = None) -> list[Cell]:
             grid = [_pipe_cells(s, body) for s, body in lines]
         else:
             lines = [(s, body) for s, body in lines if not body.lstrip().startswith(("```", "~~~"))]
-            if not lines or re.search(r"\d", lines[0][1]):
+            if not lines or _HEADER_NUMBER.search(lines[0][1]):
                 continue  # no header line: the numbers carry their own units
             grid = [_column_cells(s, body) for s, body in lines]
             if len(grid[0]) < 2:

@@ -274,6 +274,19 @@ def _wall_as_kernel(c: Candidate, ctx: Context) -> bool:
             and WALL_AS_KERNEL.search(ctx.sentence) is not None and OVERHEAD.search(ctx.sentence) is None)
 
 
+def _memory_bound_rate(c: Candidate, book: FactBook, params: Mapping[str, ParamValue]) -> bool:
+    """The measured FLOP rate of a memory-bound variant (its intensity below every ridge point of the case): a
+    FLOP rate said of no variant is the compute-bound kernel's ('Ridge = 743 GFLOP/s / 4,136 GB/s' is a slip
+    for the peak's TFLOP/s, not the add's rate), so the add's is credited only where its sentence names it."""
+    f = c.fact
+    if f.kind != "flop_rate" or f.method is None or f.variant is None:
+        return False
+    facts = book.of_kind(params, "intensity")
+    ridges = [x.fact.value for x in facts if x.fact.topic == "ceiling"]
+    own = [x.fact.value for x in facts if x.fact.variant == f.variant and x.fact.topic != "ceiling"]
+    return bool(ridges and own) and max(own) < min(ridges)
+
+
 def _unanchored(c: Candidate, ctx: Context, cues: _Cues, asked: frozenset[frozenset[str]]) -> bool:
     """A ratio of two measured times that no quantity of the lesson compares (``asked``: the pairs it does),
     said of neither time nor a variant of the pair: a sweep holds so many ratios that closeness alone would
@@ -363,6 +376,8 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
     cues = _Cues.of(ctx, s, ix)
     kinds = {r.kind for r in s.readings}
     here = [c for k in kinds for c in book.of_kind(ctx.params, k) if cued(c)]
+    if "flop_rate" in kinds and ctx.variant is None:
+        here = [c for c in here if not _memory_bound_rate(c, book, ctx.params)]
     of_variant = [
         c for c in here
         if ctx.variant is None
@@ -431,7 +446,7 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
         other = _best(s, far, CLOSE)
         if other is not None:
             return base.model_copy(update={"verdict": "misattributed", "actually": other.fact.label})
-    other = _quoted_from_elsewhere(s, book, ctx.params)
+    other = _quoted_from_elsewhere(s, book, ctx.params, ctx.variant is not None)
     if other is not None:
         return base.model_copy(update={"verdict": "misattributed",
                                        "actually": f"{other.fact.label} (another case's figure)"})
@@ -448,7 +463,8 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
     # bf16 over fp32)
     ruled_out = [c for k in kinds for c in book.of_kind(ctx.params, k)
                  if not c.fact.given and c.fact.topic not in ("ceiling", "cache") and (id(c) not in variant_ok
-                                                                                       or not cued(c))]
+                                                                                       or not cued(c))
+                 and not (ctx.variant is None and _memory_bound_rate(c, book, ctx.params))]
     other = _best(s, ruled_out, CLOSE)
     if other is not None and not cues.unchecked:
         return base.model_copy(update={"verdict": "misattributed",
@@ -463,7 +479,8 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
 _QUOTABLE = frozenset({"bytes", "time", "bandwidth", "flop_rate", "flops", "intensity"})
 
 
-def _quoted_from_elsewhere(s: Stated, book: FactBook, params: Mapping[str, ParamValue]) -> Candidate | None:
+def _quoted_from_elsewhere(s: Stated, book: FactBook, params: Mapping[str, ParamValue],
+                           variant_named: bool = True) -> Candidate | None:
     """A figure of another case (any variant) that a number matching nothing here equals to within rounding
     (:data:`CLOSE`): the student quoted it (another size's time, another dtype's bytes) as this case's.
     Bisection in the book's sorted figures: a number costs a logarithm, not a pass over every case."""
@@ -476,7 +493,8 @@ def _quoted_from_elsewhere(s: Stated, book: FactBook, params: Mapping[str, Param
         while i < len(values) and values[i] <= r.value * (1 + CLOSE):
             c = cands[i]
             err = abs(r.value - c.fact.value) / c.fact.value
-            if err <= CLOSE and dict(c.fact.params or {}) != dict(params) and (best is None or err < best[0]):
+            if (err <= CLOSE and dict(c.fact.params or {}) != dict(params) and (best is None or err < best[0])
+                    and (variant_named or not _memory_bound_rate(c, book, c.fact.params or {}))):
                 best = (err, c)
             i += 1
     return best[1] if best else None

@@ -580,8 +580,9 @@ def extract(text: str) -> list[Stated]:
                 first *= _MULT[m.group("mult").lower()]
                 second = second * _MULT[m.group("mult").lower()] if second is not None else None
             unit = m.group("u")
-            if unit == "s" and re.search(r"[(/·*×÷]\s*$", text[max(0, m.start() - 3):m.start()]):
-                continue  # "1/(3s)", "2n / 3s": a formula, not seconds
+            if (unit == "s" and re.fullmatch(r"\d{1,2}s", m.group(0))
+                    and re.search(r"[(/·*×÷]\s*$", text[max(0, m.start() - 3):m.start()])):
+                continue  # "1/(3s)", "2n / 3s": a formula, not seconds ("6.94e-5 s / 1.75e-5 s" is seconds)
             scales = _scales(kind, unit)
             low, high = (min(first, second), max(first, second)) if second is not None else (None, None)
             mid = (first + second) / 2 if second is not None else first

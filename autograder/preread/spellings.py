@@ -117,6 +117,16 @@ _PLAIN = rule(
 )
 
 
+#: a plain word this long or longer is also read with one inner letter doubled ("fussed", "compilled"): a
+#: doubled letter rarely makes another word of the lessons' variant names
+DOUBLED_FROM = 5
+
+
+def doubled(word: str) -> list[str]:
+    """One-typo forms of ``word`` with one inner letter doubled ("fused" -> "fussed"); not the first letter."""
+    return sorted({word[:i] + word[i] + word[i:] for i in range(1, len(word) - 1)} - {word})
+
+
 def typos(word: str) -> list[str]:
     """One-typo forms of ``word``: adjacent letters swapped, and an inner letter dropped (eight letters or
     more); the first and last letters stay (a dropped one is another word: "compile")."""
@@ -130,9 +140,11 @@ def with_typos(words: Mapping[str, tuple[str, ...]]) -> dict[str, tuple[str, ...
     """Each variant's spellings with the one-typo forms of its plain words of :data:`TYPO_FROM` letters or more
     (and of the variant's own name), unless a form is another variant's spelling."""
     plain = {v: [w for w in (v, *ws) if len(w) >= TYPO_FROM and _PLAIN.fullmatch(w)] for v, ws in words.items()}
-    every = {w for ws in plain.values() for w in ws}
+    short = {v: [w for w in (v, *ws) if DOUBLED_FROM <= len(w) and _PLAIN.fullmatch(w)] for v, ws in words.items()}
+    every = {w for ws in (*plain.values(), *short.values()) for w in ws}
     out = {}
     for variant, spellings in words.items():
-        forms = sorted({t for w in plain[variant] for t in typos(w)} - every)
+        forms = sorted(({t for w in plain[variant] for t in typos(w)} | {t for w in short[variant] for t in doubled(w)})
+                       - every)
         out[variant] = (*spellings, *([r"(?:" + "|".join(forms) + r")"] if forms else []))
     return out

@@ -285,3 +285,12 @@ def test_the_first_of_a_pair_is_the_subjects_when_the_other_is_named_after(lesso
     # at 2^26 fused moves 268 MB; eager moves 1.07 GB there
     g = grade(lessons, "04_fusion", "explain_sweep", "From 2^26 the bytes dominate: eager moves 268 MB vs 67 MB for fused.")
     assert the(g, "268 MB").verdict == "misattributed", g.comment
+
+
+def test_a_flop_rate_said_of_no_variant_is_not_the_memory_bound_kernels(lessons):
+    # "Ridge = 669 GFLOP/s / 4,110 GB/s": a slip for the peak's TFLOP/s; the add's GPU-time rate (0.669 TFLOP/s)
+    # is credited only where its sentence names the add (the fifth blind set's four false credits)
+    g = grade(lessons, "03_roofline", "explain_intensity", "Ridge = 669 GFLOP/s / 4,110 GB/s, about 190.")
+    assert the(g, "669 GFLOP/s").verdict == "unmatched", g.comment
+    g = grade(lessons, "03_roofline", "explain_intensity", "The add only reaches 669 GFLOP/s of GPU time.")
+    assert the(g, "669 GFLOP/s").verdict == "match", g.comment

@@ -46,6 +46,8 @@ def verdicts(g: ExplanationGrade) -> dict[str, str | None]:
     ("03_roofline", "explain_small", "TF32 has a peak of 398 TFLOP/s, between bf16's 785 and fp32's 50.",
      ["398 TFLOP/s", "785", "50"]),
     ("03_roofline", "explain_small", "TF32 reaches 352 TFLOP/s at n = 4096 vs 51.3 in fp32.", ["352 TFLOP/s", "51.3"]),
+    # seconds in e-notation on both sides of a slash (the divisor is no formula's "3s")
+    ("04_fusion", "explain_headline", "t_gpu: 7.11e-5 s / 1.84e-5 s", ["7.11e-5 s", "1.84e-5 s"]),
     # a quotient of two named things; one launch in other languages
     ("05_softmax", "explain_long_rows", "GPU time ratio torch/eager = 0.13.", ["0.13"]),
     # dots as digit groups in a text of decimal commas
@@ -63,6 +65,41 @@ def test_a_table_takes_its_captions_unit_and_its_rows_exponent(lessons):  # noqa
             "| 12 | 7.08 | 1.95 | 3.63 |\n| 24 | 71.1 | 18.4 | 3.87 |\n\n(times in µs)")
     got = verdicts(grade(lessons, "04_fusion", "explain_sweep", text))
     assert [got.get(t) for t in ("7.08", "1.95", "3.63", "71.1", "18.4", "3.87")] == ["match"] * 6, got
+
+
+def test_pasted_output_under_a_header_with_digits_in_its_words_reads_each_rows_case(lessons):  # noqa: F811
+    # "log2_n" and "gpu_x" have digits only inside words: the line is a header, so row "12" is 2^12 (it was
+    # taken for data and every figure was read at the cell's 2^24, the small sizes' named misattributed)
+    text = ("```\nlog2_n  eager_gpu  fused_gpu  gpu_x\n12      7.08 us    1.95 us    3.63\n"
+            "24      71.1 us    18.4 us    3.87\n```")
+    got = verdicts(grade(lessons, "04_fusion", "explain_sweep", text))
+    assert [got.get(t) for t in ("7.08 us", "1.95 us", "3.63", "71.1 us", "18.4 us", "3.87")] == ["match"] * 6, got
+    # a first line with a number standing alone is data: no header, each number carries its own unit
+    data = "```\n12      7.08 us    1.95 us\n24      71.1 us    18.4 us\n```"
+    assert verdicts(grade(lessons, "04_fusion", "explain_sweep", data)).get("7.08 us") != "match"
+
+
+def test_the_roofline_predicted_ratio_of_times_is_a_fact_only_where_predicted(lessons):  # noqa: F811
+    # FLOPs over the bf16 peak against bytes over the copy roofline: the multiply's ideal time over the add's
+    g = grade(lessons, "03_roofline", "explain_intensity", "Ratio: 6.95 measured (roofline: 7.15).")
+    assert verdicts(g).get("7.15") == "match" and "roofline-predicted" in g.comment, g.comment
+    # said as measured, the same 7.15 is no predicted figure
+    g = grade(lessons, "03_roofline", "explain_intensity", "I measured the multiply 7.15x slower than the add.")
+    assert not any(f.matches and "roofline-predicted" in f.matches for f in g.found), g.comment
+
+
+def test_a_parts_size_in_bytes_names_no_case(lessons):  # noqa: F811
+    # "one row is only 8 KB" says how big a row is: the answer stays at 4096 x 4096 (it moved to the single row)
+    g = grade(lessons, "05_softmax", "explain_fusion",
+              "Compiled fuses it into one kernel because one row is only 8 KB; compiled moves 67 MB.")
+    assert verdicts(g).get("67 MB") == "match", g.comment
+
+
+def test_a_short_variant_word_with_a_doubled_letter_is_that_variant(lessons):  # noqa: F811
+    # "the fussed kernel" after eager's figures: the 67 MB is the fused kernel's, not eager's misattributed
+    g = grade(lessons, "04_fusion", "explain_headline",
+              "Eager launches 4 kernels and moves 268 MB; the fussed kernel moves 67 MB.")
+    assert verdicts(g).get("67 MB") == "match", g.comment
 
 
 def test_a_tiling_is_not_a_case(lessons):  # noqa: F811
