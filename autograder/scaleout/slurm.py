@@ -27,7 +27,7 @@ from ..grading.policy import GradingPolicy
 from ..spec import LessonSpec
 from . import jobs
 
-__all__ = ["SlurmRunner", "SlurmSettings", "grade_on_slurm", "plan_shards", "run_with_retry"]
+__all__ = ["SlurmRunner", "SlurmSettings", "grade_on_slurm", "plan_shards", "run_finished", "run_with_retry"]
 
 Progress = Callable[[str, int, int], None]
 
@@ -112,6 +112,29 @@ def run_with_retry(
     return results, failed
 
 
+def run_finished(
+    executor: Any, fn: Callable[..., Any], args: tuple[Any, ...], poll_s: float, label: str,
+    progress: Progress | None,
+) -> Any:
+    """Submit ``fn(*args)`` as one job and wait; submit it once more when the job ended without finishing (no
+    result: Slurm could not start it or it died, e.g. "slurmstepd: IO setup failed"), never when it raised.
+    Returns the last job: for a ``fn`` that can run twice (the merge: it writes the same records and rows)."""
+    job = executor.submit(fn, *args)
+    _wait([job], poll_s, label, progress)
+    if not _succeeded(job) and _never_finished(job):
+        job = executor.submit(fn, *args)
+        _wait([job], poll_s, f"{label} (again)", progress)
+    return job
+
+
+def _never_finished(job: Any) -> bool:
+    try:
+        exc = job.exception()
+    except Exception as err:
+        exc = err
+    return type(exc).__name__ == "UncompletedJobError"  # submitit's: the job left no result
+
+
 def _succeeded(job: Any) -> bool:
     try:
         return job.exception() is None
@@ -167,10 +190,8 @@ class SlurmRunner:
     ) -> None:
         root = str(settings.course.root)
         students = [s.student for s in subs]
-        merge = _executor(self.settings, settings.course, None, None).submit(
-            jobs.merge_job, root, spec.id, students, gradebook
-        )
-        _wait([merge], self.settings.poll_s, "merge + gradebook", progress)
+        merge = run_finished(_executor(self.settings, settings.course, None, None), jobs.merge_job,
+                             (root, spec.id, students, gradebook), self.settings.poll_s, "merge + gradebook", progress)
         if not _succeeded(merge):
             raise AutograderError(f"the merge job {merge.job_id} failed: {_why(merge)} (log: {merge.paths.stderr})")
 

@@ -21,7 +21,7 @@ from autograder.config import CourseSettings
 from autograder.course import Course
 from autograder.grading.policy import GradingPolicy
 from autograder.sample.generate import generate_class
-from autograder.scaleout.slurm import SlurmSettings, _executor, grade_on_slurm, run_with_retry
+from autograder.scaleout.slurm import SlurmSettings, _executor, grade_on_slurm, run_finished, run_with_retry
 from autograder.storage.gradebook_sync import read_rows
 from autograder.storage.records_store import RecordStore
 
@@ -109,6 +109,32 @@ def test_failed_shard_is_retried_once_then_reported(slurm, course_template, tmp_
     assert results == ["ok", "ok"] and failed == {}
     results, failed = run_with_retry(ex, _always_fails, [(str(tmp_path / "c"),)], poll_s=0.2)
     assert results == [None] and "failed twice" in failed[0] and "broken shard c" in failed[0]
+
+
+def _dies_once(marker: str) -> str:
+    if not os.path.exists(marker):
+        Path(marker).touch()
+        os._exit(1)  # no result written: what a job Slurm could not start or that died leaves
+    return "merged"
+
+
+def _raises(marker: str) -> str:
+    Path(marker).open("a").write("x")
+    raise RuntimeError("a real error of the merge")
+
+
+def test_a_job_that_ended_without_finishing_is_submitted_once_more_one_that_raised_is_not(
+    slurm, course_template, tmp_path
+):
+    """The merge job: in CI one never started ("slurmstepd: IO setup failed: Slurmd could not connect IO", no
+    log, no result) and the whole grade failed; it is run once more. A merge that raised is not."""
+    c = Course.at(course_template)
+    ex = _executor(SlurmSettings(folder=str(tmp_path / "logs" / "%j")), c, None, None)
+    seen: list[str] = []
+    job = run_finished(ex, _dies_once, (str(tmp_path / "m"),), 0.2, "merge", lambda s, d, t: seen.append(s))
+    assert job.result() == "merged" and "merge (again)" in seen
+    job = run_finished(ex, _raises, (str(tmp_path / "r"),), 0.2, "merge", None)
+    assert job.exception() is not None and (tmp_path / "r").read_text() == "x"  # ran once
 
 
 def test_cli_slurm_executor(slurm, course_template, tmp_path):
