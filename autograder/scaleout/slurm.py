@@ -55,11 +55,17 @@ def _executor(settings: SlurmSettings, course: Course, gres: str | None, partiti
     return ex
 
 
-def _why(job: Any) -> str:
+def _failure(job: Any) -> BaseException | None:
+    """What a finished job failed with (None: it succeeded); submitit raises when the job left no result."""
     try:
-        exc = job.exception()
+        exc: BaseException | None = job.exception()
     except Exception as err:
         exc = err
+    return exc
+
+
+def _why(job: Any) -> str:
+    exc = _failure(job)
     if exc is None:
         return "unknown failure"
     lines = [ln.strip() for ln in f"{type(exc).__name__}: {exc}".splitlines() if ln.strip()]
@@ -121,25 +127,14 @@ def run_finished(
     Returns the last job: for a ``fn`` that can run twice (the merge: it writes the same records and rows)."""
     job = executor.submit(fn, *args)
     _wait([job], poll_s, label, progress)
-    if not _succeeded(job) and _never_finished(job):
+    if type(_failure(job)).__name__ == "UncompletedJobError":  # submitit's: the job left no result
         job = executor.submit(fn, *args)
         _wait([job], poll_s, f"{label} (again)", progress)
     return job
 
 
-def _never_finished(job: Any) -> bool:
-    try:
-        exc = job.exception()
-    except Exception as err:
-        exc = err
-    return type(exc).__name__ == "UncompletedJobError"  # submitit's: the job left no result
-
-
 def _succeeded(job: Any) -> bool:
-    try:
-        return job.exception() is None
-    except Exception:
-        return False
+    return _failure(job) is None
 
 
 @dataclass(frozen=True)
