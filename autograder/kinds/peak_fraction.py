@@ -64,7 +64,12 @@ class PeakFractionKind(LogRatioScored, OneCaseKind):
             ),
             default=0.0,
         )
-        if a.peak_case is not None or peak:
+        if a.peak_case is not None and fp is not None and fp.kind == "cpu":
+            # A CPU's fingerprint peak is one size at one moment (CI's runners are shared: measured idle and
+            # swept under load, a sweep's best came out under half of it and a crossover had no value); the
+            # lesson's own sweep, measured in one go, is the peak that the sweep's fractions are fractions of.
+            peak = best
+        elif a.peak_case is not None or peak:
             peak = max(peak or 0.0, best)
         if m is None or not peak:
             return None

@@ -114,6 +114,25 @@ def test_a_peak_measured_low_is_raised_to_what_a_kernel_of_the_run_reached():
     assert kind_of(f).derive(f, ms, fp, "cpu").value == pytest.approx(0.5)
 
 
+def test_on_a_cpu_a_lesson_with_peak_case_takes_its_sweeps_best_as_the_peak():
+    """A CPU's fingerprint peak (measured idle, at another size) can stand far above what a sweep measured
+    under load reaches: the fraction is then of the sweep's own best, so a crossover always has a value.
+    A GPU's measured peak stands (there the sweep's best is below a true device peak)."""
+    args = {"variant": "k", "rate": "flops", "peak": "matmul_tflops:bf16", "peak_case": {"dtype": "bf16"}}
+    f = _q("peak_fraction", case={"n": 1, "dtype": "bf16"}, **args)
+    ms = Measurements([
+        _m("k", {"n": 1, "dtype": "bf16"}, 1.0, flops=int(150e9)),  # 150 TFLOP/s
+        _m("k", {"n": 2, "dtype": "bf16"}, 1.0, flops=int(300e9)),  # 300: the sweep's best
+    ])
+    high = {"peaks": {"matmul_tflops:bf16": 1000.0}}
+    cpu = FP.model_copy(update={"kind": "cpu", **high})
+    assert kind_of(f).derive(f, ms, cpu, "cpu").value == pytest.approx(0.5)
+    assert kind_of(f).derive(f, ms, FP.model_copy(update=high), "gpu").value == pytest.approx(0.15)
+    q = _q("crossover", case={"dtype": "bf16"}, param="n", metric={"kind": "peak_fraction", **args}, threshold=0.6)
+    assert kind_of(q).derive(q, ms, cpu, "cpu") is not None  # never reached 60 % of 1000: but of 300 it did
+    assert kind_of(q).derive(q, ms, FP.model_copy(update=high), "gpu") is None
+
+
 def test_crossover_interpolates_in_log_space():
     metric = {"kind": "peak_fraction", "variant": "mm", "rate": "bytes", "peak": "copy_gbps"}
     q = _q("crossover", case={}, param="log2_n", values=[6, 7, 8, 9], metric=metric, threshold=0.5)
