@@ -21,6 +21,7 @@ the timer and the scheduler resolve it.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import math
 import os
 import time
@@ -56,6 +57,11 @@ class TimingPolicy:
     cooldown: float = 1.0
     cooldown_after_ms: float = 0.5
     rotate_factor: float = 4.0  # rotated buffers span this many L2 sizes
+    #: a graph of at least ``layouts_from_calls`` calls (a kernel of a few µs) is captured this many times,
+    #: each over its own copies of the inputs, and the samples go round the graphs: one capture's layout of
+    #: its buffers can hold a tiny kernel a few per cent off, and a median over one capture inherits that
+    graph_layouts: int = 1
+    layouts_from_calls: int = 64
     pin_thread: bool = True  # on a GPU host, pin the timing thread to one core while timing
     cpu_threads: int | None = 1  # torch intra-op threads while timing on a CPU (None: leave as is)
     cpu_min_sample_ms: float = 2.0  # on a CPU, back-to-back calls per sample until a sample lasts this long
@@ -240,15 +246,7 @@ def _calls_for(est_ms: float, policy: TimingPolicy) -> int:
 
 def _graph_ms(fn: Fn, x: Inputs, device: torch.device, calls: int) -> float:
     """Device time of one replay of a CUDA graph of ``calls`` calls of ``fn`` (best of three replays)."""
-    side = torch.cuda.Stream(device)
-    side.wait_stream(torch.cuda.current_stream(device))
-    with torch.cuda.stream(side):
-        fn(*x)
-    torch.cuda.current_stream(device).wait_stream(side)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for _ in range(calls):
-            fn(*x)
+    graph = _capture(fn, [x], calls, device)
     start = torch.cuda.Event(enable_timing=True)
     end = torch.cuda.Event(enable_timing=True)
     best = math.inf
@@ -260,6 +258,23 @@ def _graph_ms(fn: Fn, x: Inputs, device: torch.device, calls: int) -> float:
         best = min(best, float(start.elapsed_time(end)))
     del graph
     return best
+
+
+def _capture(fn: Fn, inputs: list[Inputs], k: int, device: torch.device) -> torch.cuda.CUDAGraph:
+    """A CUDA graph of ``k`` calls of ``fn`` going round ``inputs`` (warmed on a side stream, replayed once)."""
+    nbuf = len(inputs)
+    side = torch.cuda.Stream(device)
+    side.wait_stream(torch.cuda.current_stream(device))
+    with torch.cuda.stream(side):
+        for i in range(3):
+            fn(*inputs[i % nbuf])
+    torch.cuda.current_stream(device).wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for i in range(k):
+            fn(*inputs[i % nbuf])
+    graph.replay()
+    return graph
 
 
 def gpu_time(
@@ -304,23 +319,22 @@ def gpu_time(
     nbuf = 1
     if working_set and working_set < policy.rotate_factor * l2:
         nbuf = min(k, math.ceil(policy.rotate_factor * l2 / max(_nbytes(x), 1)))
-    inputs = [x] + [tuple(t.clone() if isinstance(t, torch.Tensor) else t for t in x) for _ in range(nbuf - 1)]
-    side = torch.cuda.Stream(device)
-    side.wait_stream(torch.cuda.current_stream(device))
-    with torch.cuda.stream(side):
-        for i in range(3):
-            fn(*inputs[i % nbuf])
-    torch.cuda.current_stream(device).wait_stream(side)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for i in range(k):
-            fn(*inputs[i % nbuf])
-    graph.replay()
+    layouts = max(1, policy.graph_layouts) if k >= policy.layouts_from_calls else 1
+
+    def copies(n: int) -> list[Inputs]:
+        return [tuple(t.clone() if isinstance(t, torch.Tensor) else t for t in x) for _ in range(n)]
+
+    graphs = []
+    for j in range(layouts):
+        inputs = [x, *copies(nbuf - 1)] if j == 0 else copies(nbuf)
+        graphs.append(_capture(fn, inputs, k, device))
     torch.cuda.synchronize(device)
     start = torch.cuda.Event(enable_timing=True)
     end = torch.cuda.Event(enable_timing=True)
+    turn = itertools.count()
 
     def take() -> float:
+        graph = graphs[next(turn) % layouts]
         start.record()
         graph.replay()
         end.record()
@@ -331,5 +345,6 @@ def gpu_time(
     span = nbuf * _nbytes(x)
     words = (
         f"cuda graph of {k} calls over {nbuf} rotated input buffers ({span / 2**20:.0f} MiB vs L2 {l2 / 2**20:.0f} MiB)"
+        + (f", {layouts} captures (samples taken in turn)" if layouts > 1 else "")
     )
     return samples, k, words
