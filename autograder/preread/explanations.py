@@ -592,6 +592,33 @@ def _without_units(bare: set[str | None], found: list[FoundNumber]) -> int:
     return int(len(bare) >= BARE_FACTS and len(bare) >= BARE_SHARE * len(derived))
 
 
+#: an answer to a cell that asks an explanation (declares ``parts``) with fewer words of its own than this, outside
+#: pasted output, quoted prompt and its figures, explains nothing in words: a TA gives such a terse list of right
+#: figures partial credit, so its suggestion is kept below full (measured on the blind sets v3-v6: of their answers with fewer than 14 such words one
+#: was graded full and dozens partial; 12 and 16 put fewer in the TA's band)
+TERSE_WORDS = 14
+
+_WORD = named('part.own_word',
+    "a word of the answer's own prose (two letters or more), counted to tell an explanation from a list of figures",
+        ('because', 'die', 'kernels', 'fusión'),
+        ('4', '3.9', '_', 'x'))(r"[^\W\d_]{2,}")
+
+
+def own_words(text: str, framed_blocks: Iterable[tuple[str, int, int]], figures: Iterable[tuple[int, int]]) -> int:
+    """How many words the answer writes in prose: outside code blocks and quoted prompts (unless the whole
+    answer is quoted) and outside the spans of its figures ("4 kernels" is a figure, not a word)."""
+    cut = sorted([(a, b) for kind, a, b in framed_blocks if kind in ("code", "quote")] + list(figures))
+    if cut and sum(b - a for kind, a, b in framed_blocks if kind == "quote") >= len(text.strip()):
+        cut = [c for c in cut if c not in {(a, b) for kind, a, b in framed_blocks if kind == "quote"}]
+    pieces, at = [], 0
+    for a, b in cut:
+        if a > at:
+            pieces.append(text[at:a])
+        at = max(at, b)
+    pieces.append(text[at:])
+    return sum(len(_WORD.findall(p)) for p in pieces)
+
+
 #: the verdicts a bare number of an inferred unit is reported with (any other: it is no checkable figure)
 _REPORTED = frozenset({"match", "given", "misattributed"})
 
@@ -626,10 +653,15 @@ def grade_explanation(
     drawn += bound_claims(framed.masked, framed.sentences, framed.names, *_intensities(book, case),
                           framed.mentioned, case)
     wrong = [c for c in drawn if not c.right]
+    words = own_words(text, [(b.kind, b.start, b.end) for b in framed.blocks],
+                      [(a.stated.start, a.stated.end) for a, _ in judged])
     text = original
     missing = missing_parts(text, found, ex)
     unitless = _without_units(bare, found)
+    terse = int(bool(ex.parts) and words < TERSE_WORDS and bool(found))
     fraction, derived = suggest(found, len(wrong), len(missing) + unitless)
+    if terse:  # right figures without an explanation in words: never full, and no further cost
+        fraction = min(fraction, 0.75)
     flags: list[str] = []
     stripped = text.strip()
     if not stripped or stripped == "YOUR ANSWER HERE":
@@ -652,6 +684,8 @@ def grade_explanation(
             flags.append("missing_part")
         if unitless:
             flags.append("no_units")
+        if terse:
+            flags.append("terse")
         comment = (
             f"{PREREAD} found {len(found)} number(s), {derived} distinct fact(s) of the work model "
             f"or reference stated right: " + "; ".join(_describe(f) for f in found) + "."
@@ -659,6 +693,8 @@ def grade_explanation(
             + (f" Missing from the asked explanation: {'; '.join(missing)} ✗." if missing else "")
             + (f" Figures without units: {len(bare)} of the {derived} right facts are bare numbers ✗." if unitless
                else "")
+            + (f" Figures without an explanation: {words} word(s) of its own besides the figures and pasted "
+               "output ✗." if terse else "")
             + f" Suggested {fraction * ex.points:.2f}/{ex.points:g}"
             + (" (at most half: a wrong conclusion)." if wrong and derived else ".")
         )
