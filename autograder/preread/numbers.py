@@ -215,12 +215,18 @@ _UNITS: list[tuple[str, re.Pattern[str]]] = [
 # "seven times faster", "four times the traffic", "twice as fast" (not "read four times": a count)
 _WORD_RATIO = named('number.word_ratio',
     "a factor in words before a comparison: 'seven times faster', 'twice as fast', 'vier mal schneller'",
-        ('seven times faster', 'twice as fast', 'four times the traffic', 'vier mal schneller'),
-        ('read four times',))(
+        ('seven times faster', 'twice as fast', 'four times the traffic', 'vier mal schneller',
+         'four times the minimum'),
+        ('read four times', 'twice as wide', 'twice the tensor-core rate'))(
     r"\b(two|three|four|five|six|seven|eight|nine|ten|twice|zwei|drei|vier|fünf|dos|tres|cuatro|cinco|deux|trois|"
     r"quatre|cinq|dois|duas|três|quatro)(?:\s+times|-fold|\s+fold|\s*mal|\s+veces|\s+fois|\s+vezes)?"
-    r"(?=\s+(?:faster|slower|more|less|fewer|higher|lower|as|the|larger|smaller|bigger|quicker|longer|shorter|"
-    r"greater|schneller|langsamer|weniger|mehr|más|menos|plus|moins|mais)\b)", re.I
+    r"(?=\s+(?:faster|slower|more|less|fewer|higher|lower|larger|smaller|bigger|quicker|longer|shorter|"
+    r"greater|schneller|langsamer|weniger|mehr|más|menos|plus|moins|mais|"
+    # "twice as fast", "four times the traffic"; not "twice as wide" (an operand's width) nor "twice the
+    # tensor-core rate" (a device's peak): what is compared must be a time, a speed or the traffic
+    r"as\s+(?:fast|slow|quick|long|much|many|high|low|big|large|efficient)|"
+    r"the\s+(?:traffic|bytes|data|memory|time|speed|work|launches|kernels|minimum|model|ideal)|"
+    r"the\s+(?:[\w-]+\s+)?(?:traffic|bytes|time|speedup))\b)", re.I
 )
 _LAUNCHES = named('number.launches',
     "a count of kernels or launches: '4 kernels', 'one fused kernel', 'cuatro kernels', 'vier Kerneln'",
