@@ -138,6 +138,8 @@ class Context:
     in_one_span: bool = True
     #: the variant is named in the number's own clause (not carried from earlier: "…, so it's 7x longer")
     variant_in_clause: bool = True
+    #: the case parameters the sentence (or a table cell's headers) names itself ("TF32 at 384 TFLOP/s": dtype)
+    named_params: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -430,7 +432,7 @@ class _Cases:
         return range(bisect.bisect_left(self.starts, a), bisect.bisect_left(self.starts, b))
 
     def params(self, num: Stated, sentence: tuple[int, int],
-               known: Sequence[Mapping[str, ParamValue]]) -> tuple[dict[str, ParamValue], bool]:
+               known: Sequence[Mapping[str, ParamValue]]) -> tuple[dict[str, ParamValue], bool, frozenset[str]]:
         text, cases = self.text, self.cases
         params, last = self._state_at(sentence[0])
         named: dict[str, ParamValue] = {}
@@ -472,7 +474,7 @@ class _Cases:
                         named.update(n.params)
                         last, end = n.params, n.end
         in_sentence = bool(self.in_range(sentence[0], sentence[1]))
-        return _complete(params, named, last, known), in_sentence
+        return _complete(params, named, last, known), in_sentence, frozenset(named)
 
 
 _CLAUSE_CONTRAST = named('case.contrast', "a case named after a contrast ('; but at 2^22') is not the number's",
@@ -522,7 +524,8 @@ def _in_table(num: Stated, cell: Cell, text: str, case: Mapping[str, ParamValue]
                 named.update(m.params)
     words = " ".join(text[a:b] for a, b in spans)
     return Attributed(num, Context(variant, _complete(params, named, named, known), words, cell.start,
-                                   bool(named), words, text[cell.start:cell.end], in_one_span=False))
+                                   bool(named), words, text[cell.start:cell.end], in_one_span=False,
+                                   named_params=frozenset(named)))
 
 
 def _here(text: str) -> list[Mention]:
@@ -652,13 +655,14 @@ def attribute(text: str, workload: Workload, case: Mapping[str, ParamValue],
         segment = segments[j] if j >= 0 and segments[j] > sentence[0] else sentence[0]
         segment_end = min(sentence[1], seg_starts[j + 1] if j + 1 < len(seg_starts) else sentence[1])
         variant = _variant(num, masked, names, sentence, clause, opener, segment)
-        params, named = cases.params(num, sentence, known)
+        params, named, named_params = cases.params(num, sentence, known)
         # the words a fact may need ("each", "peak", "L2"): the sentence up to the end of the number's clause
         out.append(Attributed(num, Context(
             variant, params, text[sentence[0]:sentence[1]], sentence[0], named, text[sentence[0]:clause[1]],
             text[clause[0]:clause[1]], _other(num, names, sentence, variant, (segment, segment_end)),
             text[num.end:min(sentence[1], num.end + LOOKBACK)], text[max(clause[0], num.start - LOOKBACK):num.start],
             variant_in_clause=any(m.variant == variant for m in names.between(clause[0], clause[1])),
+            named_params=named_params,
         )))
     return out
 

@@ -363,6 +363,33 @@ def _about(ctx: Context, variant_named: bool) -> str:
     return f"{ctx.variant} at {where}" if variant_named and ctx.variant else where
 
 
+def _compared_elsewhere(s: Stated, ctx: Context, book: FactBook, cues: _Cues, cued: _CueCache, kinds: set[str],
+                        asked: frozenset[frozenset[str]], several: frozenset[str], base: FoundNumber, rel: float
+                        ) -> tuple[Candidate | None, Context, FoundNumber]:
+    """A sentence that names a parameter of another case (a dtype: "TF32 gets 384 TFLOP/s") and leaves the
+    others at the cell's: a figure of that case where the lesson compares that parameter (its quantities'
+    shared case: the dtype speedup at n = 4096), to within :data:`CLOSE` (or ``rel`` if tighter: a bare number's).
+    (None, ctx, base) if none."""
+    changed = [k for k, v in ctx.params.items() if book.case.get(k) != v]
+    if not changed or not set(changed) <= ctx.named_params or s.kind == "launches":
+        return None, ctx, base
+    free = {k for k in ctx.params if k not in ctx.named_params}
+    for k in changed:
+        for where in book.compared_where(k):
+            alt = {**ctx.params, **{p: v for p, v in where.items() if p in free}}
+            if alt == dict(ctx.params) or alt not in book.known_cases():
+                continue
+            moved = dataclasses.replace(ctx, params=alt)
+            fits = [c for kind in kinds for c in book.of_kind(alt, kind) if cued(c)
+                    and (ctx.variant is None or c.fact.variant in (None, ctx.variant))
+                    and _family(c.fact.method) in (None, cues.method or "gpu")  # the kernel's, unless said per call
+                    and _why_not(c, moved, cues, several) is None and not _unanchored(c, moved, cues, asked)]
+            hit = _best(s, [c for c in fits if not c.fact.given], min(rel, CLOSE))
+            if hit is not None:
+                return hit, moved, base.model_copy(update={"about": _about(moved, True)})
+    return None, ctx, base
+
+
 def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _Index | None = None) -> FoundNumber:
     """One number's verdict: a fact of what its sentence names (match / given), a fact of something else
     (misattributed: another variant, case, timing method, statistic or direction), or nothing the model or
@@ -398,6 +425,8 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
             return base.model_copy(update={"verdict": "unchecked"})
         return base.model_copy(update={"matches": device.fact.label, "verdict": "given"})
     hit = _best(s, fits, rel)
+    if hit is None:
+        hit, ctx, base = _compared_elsewhere(s, ctx, book, cues, cued, kinds, asked, several, base, rel)
     if hit is not None:
         exact = _exactly_other(s, hit, [c for c in here if id(c) not in {id(f) for f in fits}])
         if exact is not None:  # "took 200 µs" in GPU time: 15 % off its GPU time, its wall time exactly

@@ -502,10 +502,10 @@ _SHARE_OF = rule(
     "a share written as a fraction or in words before 'of the traffic / bytes': '1/4 of the traffic', 'a quarter "
     "of eager's bytes', 'half the data'",
     r"(?<![\w./])(\d{1,2}\s?/\s?\d{1,3}|an? (?:quarter|third|fifth|eighth)|one (?:quarter|third|fourth|fifth|eighth)|"
-    r"half|a half)(?=\s+(?:of\s+)?(?:the\s+|its\s+)?(?:[\w#]+['’]s\s+|[\w-]+\s+){0,2}?"
+    r"half|a half)(?!\s+as\b)(?=\s+(?:of\s+)?(?:the\s+|its\s+)?(?:[\w#]+['’]s\s+|[\w-]+\s+){0,2}?"
     r"(?:traffic|bytes|data|memory traffic)\b)",
     ("1/4 of the traffic", "a quarter of eager's bytes", "half the data", "one fourth of the unfused traffic"),
-    ("1/4 of the time", "half as fast"),
+    ("1/4 of the time", "half as fast", "half as many bytes as float32"),
 )
 _SHARES = {"quarter": 0.25, "fourth": 0.25, "third": 1 / 3, "fifth": 0.2, "eighth": 0.125, "half": 0.5}
 # "x3.9 speedup", "a ×4 reduction in traffic": a factor written before its number
