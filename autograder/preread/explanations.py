@@ -363,6 +363,24 @@ def _about(ctx: Context, variant_named: bool) -> str:
     return f"{ctx.variant} at {where}" if variant_named and ctx.variant else where
 
 
+_MODEL_FIGURE = named('subject.model_figure',
+    "a count the text says is the work model's ('5 kernels instead of the model's 1', 'the model predicts 1 "
+    "kernel'): the prediction restated, no credit (the profiler's count is the fact)",
+        ("instead of the model's ", 'the model predicts ', 'the work model says ', "the model's count of "),
+        ('the model ', "eager's "))(
+    r"\b(?:work[- ]?)?model(?:['’]s(?:\s+(?:count|prediction|number)(?:\s+of)?)?|\s+(?:predicts?|says|assumes|"
+    r"expects?|gives|counts?)|\s+(?:would\s+)?(?:predict|say|expect)(?:ed|s)?)\s+(?:only\s+|just\s+)?$", re.I)
+
+
+_PER_PART = named('subject.count_per_part',
+    "a count of kernels per part of the work ('two kernels per reduction', '3 launches for each row'): no "
+    "variant's count, neither right nor wrong",
+        (' per reduction', ' for each reduction', ' per row', ' pro Reduktion', ' para cada reducción'),
+        (' per call', ' per forward', ' in total', ' per launch'))(
+    r"^\s*(?:per|for each|for every|pro|pour chaque|para cada)\s+(?!calls?\b|forward\b|run\b|"
+    r"iterations?\b|steps?\b|launch\b|aufruf\b|llamada\b|appel\b|chamada\b)[^\W\d_]+", re.I)
+
+
 def _compared_elsewhere(s: Stated, ctx: Context, book: FactBook, cues: _Cues, cued: _CueCache, kinds: set[str],
                         asked: frozenset[frozenset[str]], several: frozenset[str], base: FoundNumber, rel: float
                         ) -> tuple[Candidate | None, Context, FoundNumber]:
@@ -418,6 +436,10 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
     shown = text[s.start:s.end]
     base = FoundNumber(text=shown, value=s.value, unit=s.unit, kind=s.kind, about=_about(ctx, True),
                        span=(s.start, s.end))
+    if "launches" in kinds and _MODEL_FIGURE.search(ctx.before) and s.value in book.model_launches(ctx.params):
+        return base.model_copy(update={"matches": "the work model's launch count", "verdict": "given"})
+    if kinds == {"launches"} and _PER_PART.match(ctx.after):
+        return base.model_copy(update={"verdict": "unchecked"})
     if kinds == {"sms"}:  # the device's SM count (recognised, no credit on its own, as an input's size), or a
         # count of SMs the model does not hold ("131 SMs idle"): neither right nor wrong
         device = next((c for c in book.of_kind(ctx.params, "sms") if _close(s, c.fact, rel)), None)

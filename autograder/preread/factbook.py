@@ -189,6 +189,15 @@ class FactBook:
                         self._where[k].append(common)
         return self._where.get(key, [])
 
+    def model_launches(self, params: Mapping[str, ParamValue]) -> set[float]:
+        """The launch counts the work model predicts at ``params`` (the profiler's counts may override them as
+        facts: "instead of the model's 1" restates the prediction)."""
+        try:
+            _, works, _ = _model_at(self.spec, dict(params))
+        except Exception:
+            return set()  # a case the model has not: the fact book reports a broken model where it is measured
+        return {float(w.launches) for w in works.values() if w.launches}
+
     def known_cases(self) -> list[dict[str, ParamValue]]:
         """The cell's case and every case the reference measured: where a misplaced number may belong."""
         if self._known is None:

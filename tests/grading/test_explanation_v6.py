@@ -32,3 +32,29 @@ def test_factors_and_shares_in_words_compare_times_or_traffic_only(lessons):  # 
     assert not [f for f in g.found if f.text in ("half", "twice")], g.comment
     fast = grade(lessons, "04_fusion", "explain_headline", "In GPU time the fused chain is almost four times faster.")
     assert the(fast, "four times").verdict == "match", fast.comment
+
+
+def test_a_per_call_ratio_said_to_be_the_roofline_s_prediction_is_the_misconception(lessons):  # noqa: F811
+    g = grade(lessons, "03_roofline", "explain_intensity",
+              "I timed them with time.perf_counter around one call: 224 µs for the multiply and 40 µs for the add, "
+              "so the multiply is 5.6x slower, which is the ratio the roofline predicts.")
+    assert [f.verdict for f in g.found] == ["misattributed"] * 3, g.comment
+    assert all("per-call wall figure" in (f.actually or "") for f in g.found), g.comment
+
+
+def test_a_time_the_kernel_took_is_gpu_time(lessons):  # noqa: F811
+    g = grade(lessons, "04_fusion", "explain_headline", "The fused kernel took 115 µs.")
+    f = the(g, "115 µs")
+    assert f.verdict == "misattributed" and "wall" in (f.actually or ""), g.comment
+
+
+def test_the_model_s_launch_count_restated_is_no_credit_and_a_count_per_reduction_no_slip(lessons):  # noqa: F811
+    g = grade(lessons, "05_softmax", "explain_long_rows",
+              "The compiled version splits each reduction across many blocks: two kernels per reduction plus one "
+              "pointwise pass, 5 kernels instead of the model's 1.")
+    assert the(g, "5 kernels").verdict == "match", g.comment
+    assert the(g, "1").verdict == "given" and "model" in (the(g, "1").matches or ""), g.comment
+    assert the(g, "two kernels").verdict == "unchecked", g.comment
+    # "each" after a count is the variant's kernels, one by one: still its count
+    each = grade(lessons, "05_softmax", "explain_long_rows", "Eager's 5 kernels each spread the row over the GPU.")
+    assert the(each, "5 kernels").verdict == "match", each.comment
