@@ -58,3 +58,23 @@ def test_the_model_s_launch_count_restated_is_no_credit_and_a_count_per_reductio
     # "each" after a count is the variant's kernels, one by one: still its count
     each = grade(lessons, "05_softmax", "explain_long_rows", "Eager's 5 kernels each spread the row over the GPU.")
     assert the(each, "5 kernels").verdict == "match", each.comment
+
+
+def test_a_tile_shape_a_few_words_after_tiles_names_no_case(lessons):  # noqa: F811
+    g = grade(lessons, "03_roofline", "explain_small",
+              "cuBLAS cuts C into tiles, and if they are 128 by 128 that is 64 tiles for 132 SMs. That explains "
+              "the 45 % of the peak.")
+    assert all("2^7" not in f.about for f in g.found), g.comment
+    spanish = grade(lessons, "03_roofline", "explain_small", "La salida son 64 bloques (tiles) de 128 x 128 para "
+                    "132 SM, y alcanza el 45 % del pico.")
+    assert the(spanish, "45 %").verdict == "match", spanish.comment
+    # a real size is still a case where tiles are named after it
+    at = grade(lessons, "03_roofline", "explain_small", "At 2048 it is split into 256 tiles and reaches 88 %.")
+    assert "2^11" in the(at, "88 %").about, at.comment
+
+
+def test_a_dtype_something_is_rounded_from_does_not_move_the_case(lessons):  # noqa: F811
+    g = grade(lessons, "03_roofline", "explain_small",
+              "TF32: tensor cores on rounded fp32, ~2x slower than bf16 here but far faster than fp32.")
+    f = the(g, "2x")
+    assert f.verdict == "match" and "tf32" in (f.matches or ""), g.comment
