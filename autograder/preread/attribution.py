@@ -560,8 +560,8 @@ class Frame:
 
 _TILE = named('case.tile_shape',
     "a shape of tiles or blocks ('64 tuiles de 128 × 128', '128x128 Kacheln') is the kernel's tiling, not a case",
-        ('tuiles de ', 'tiles of ', 'Kacheln von ', 'bloques de ', 'bloques (tiles) de '),
-        ('matrices of ', 'at '))(r"\b(?:tiles?|tuiles?|Kacheln|Kachel|bloques|blocos|blocks?|mosaicos)\s+"
+        ('tuiles de ', 'tiles of ', 'Kacheln von ', 'bloques de ', 'bloques (tiles) de ', 'output tiels of '),
+        ('matrices of ', 'at '))(r"\b(?:tiles?|tiels?|tlies|tuiles?|Kacheln|Kachel|bloques|blocos|blocks?|mosaicos)\s+"
                                   r"(?:\([^()]{0,16}\)\s*)?(?:of|de|von|aus|do|da)\s*$",
                                   re.I)
 _TILE_AFTER = named('case.tile_shape_after',
@@ -599,7 +599,7 @@ _TILE_NEAR = named('case.tile_shape_near',
     "a square shape ('128 by 128', '128 x 128') a few words after tiles or blocks are named ('cuts C into tiles, "
     "and if they are 128 by 128') is the tiling, not a case",
         ('cuts C into tiles, and if they are ', 'tiles, each ', 'blocks of size '),
-        ('the tiles. At ', 'tiles; at ', 'blocks: '))(r"\b(?:tiles?|tuiles?|Kacheln|bloques|blocos|blocks?|blocchi)\b[^.;:!?\n]{0,40}$",
+        ('the tiles. At ', 'tiles; at ', 'blocks: '))(r"\b(?:tiles?|tiels?|tuiles?|Kacheln|bloques|blocos|blocks?|blocchi)\b[^.;:!?\n]{0,40}$",
                                           re.I)
 _SQUARE = re.compile(r"^\s*(?:x|×|by|\*|por|mal|par)\s*\d|(?<=\d)\s*(?:x|×|by|\*|por|mal|par)\s*$", re.I)
 

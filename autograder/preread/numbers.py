@@ -207,9 +207,11 @@ _UNITS: list[tuple[str, re.Pattern[str]]] = [
     ("ratio", named('unit.ratio',
         "a factor: 4x, 3.9×, 4 times, 4-fold, 3,9-mal, 3 veces, 4 fois, 4 vezes; not '4096 x 4096' nor '3 × "
         "n²'",
-        ('4x', '3.9×', '4 times', '4-fold', '3.9-mal', '3.2 veces', '4 fois', '0.81× a 2^20'),
+        ('4x', '3.9×', '4 times', '4-fold', '3.9-mal', '3.2 veces', '4 fois', '0.81× a 2^20', '7.5x ####'),
         ('4096 x 4096', '3 × n'))(
-        _N + _RANGE + r"[^\S\n]*(?P<u>x|×|times|-fold|fold|-?mal|-?fach|veces|fois|vezes)(?![\w])(?!\s*[\d#])"
+        _N + _RANGE + r"[^\S\n]*(?P<u>x|×|times|-fold|fold|-?mal|-?fach|veces|fois|vezes)(?![\w])(?!\s*\d)"
+        # a masked case name after a spaced 'x' is a shape ('64 x 2^20'); after '7.5x' it is what is compared
+        r"(?!(?<=\s[x×])\s*#)"
         r"(?!\s*(?!(?:a|à|e|y|o)\s)[A-Za-z](?![A-Za-zÀ-ÿ]))", re.I)),
 ]
 # "seven times faster", "four times the traffic", "twice as fast" (not "read four times": a count)

@@ -78,3 +78,11 @@ def test_a_dtype_something_is_rounded_from_does_not_move_the_case(lessons):  # n
               "TF32: tensor cores on rounded fp32, ~2x slower than bf16 here but far faster than fp32.")
     f = the(g, "2x")
     assert f.verdict == "match" and "tf32" in (f.matches or ""), g.comment
+
+
+def test_a_factor_right_before_a_dtype_is_read(lessons):  # noqa: F811
+    g = grade(lessons, "03_roofline", "explain_small", "TF32 gets 348 TFLOP/s, 6.8x fp32, on the tensor cores.")
+    assert the(g, "6.8x").verdict == "match", g.comment
+    typo = grade(lessons, "03_roofline", "explain_small", "There are 64 output tiels of 128x128 for 132 SMs. TF32 runs "
+                 "at 348 TFLOP/s, 6.8x fp32.")
+    assert the(typo, "6.8x").verdict == "match", typo.comment
