@@ -599,9 +599,12 @@ _TILE_NEAR = named('case.tile_shape_near',
     "a square shape ('128 by 128', '128 x 128') a few words after tiles or blocks are named ('cuts C into tiles, "
     "and if they are 128 by 128') is the tiling, not a case",
         ('cuts C into tiles, and if they are ', 'tiles, each ', 'blocks of size '),
-        ('the tiles. At ', 'tiles; at ', 'blocks: '))(r"\b(?:tiles?|tiels?|tuiles?|Kacheln|bloques|blocos|blocks?|blocchi)\b[^.;:!?\n]{0,40}$",
-                                          re.I)
-_SQUARE = re.compile(r"^\s*(?:x|×|by|\*|por|mal|par)\s*\d|(?<=\d)\s*(?:x|×|by|\*|por|mal|par)\s*$", re.I)
+        ('the tiles. At ', 'tiles; at ', 'blocks: '))(
+    r"\b(?:tiles?|tiels?|tuiles?|Kacheln|bloques|blocos|blocks?|blocchi)\b[^.;:!?\n]{0,40}$", re.I)
+_SQUARE = named('case.square_side',
+    "the words next to a side of a square shape: ' by 128' after it, or '128 x ' before it",
+        (' by 128', ' x 128', '128 × '),
+        (' tiles', 'at '))(r"^\s*(?:x|×|by|\*|por|mal|par)\s*\d|(?<=\d)\s*(?:x|×|by|\*|por|mal|par)\s*$", re.I)
 
 
 def _square_after_tiles(m: Mention, text: str) -> bool:

@@ -645,8 +645,8 @@ def _without_units(bare: set[str | None], found: list[FoundNumber]) -> int:
 
 #: an answer to a cell that asks an explanation (declares ``parts``) with fewer words of its own than this, outside
 #: pasted output, quoted prompt and its figures, explains nothing in words: a TA gives such a terse list of right
-#: figures partial credit, so its suggestion is kept below full (measured on the blind sets v3-v6: of their answers with fewer than 14 such words one
-#: was graded full and dozens partial; 12 and 16 put fewer in the TA's band)
+#: figures partial credit, so its suggestion is kept below full (measured on the blind sets v3-v6: of their
+#: answers with fewer than 14 such words one was graded full and dozens partial; 12 and 16 put fewer in the band)
 TERSE_WORDS = 14
 
 _WORD = named('part.own_word',
