@@ -242,6 +242,14 @@ _LAUNCHES = named('number.launches',
     r"dispatch(?:es)?)\b(?!=[^\s=])",
     re.I,
 )
+_ONE_PRONOUN = rule(
+    "number.one_pronoun",
+    "right before 'one launches', words that make 'one' a pronoun for a variant ('the compiled one launches more "
+    "kernels', 'this one launches'): a verb follows, no count",
+    r"\b(?:the|this|that|which)\s+(?:[\w-]+\s+)?$",
+    ("the compiled ", "this ", "the fused "),
+    ("in ", "only ", "each in "),
+)
 _SAVED = rule(
     "number.launches_saved",
     "right before a count of launches, words that make it a difference of two counts: 'saving three', 'removes "
@@ -626,6 +634,9 @@ def extract(text: str) -> list[Stated]:
             continue  # "the two kernels": the two variants, not a count of launches
         if _SAVED.search(text[max(0, m.start() - 24):m.start()]):
             continue  # "saving three kernel launches": a difference of two counts, no variant's count
+        if m.group(1).lower() == "one" and _ONE_PRONOUN.search(text[max(0, m.start() - 40):m.start()]) \
+                and re.fullmatch(r"one\s+launches", m.group(0), re.I):
+            continue  # "the compiled one launches more kernels": a pronoun and a verb, no count
         if n is not None and not taken.overlaps(m.start(), m.end()):
             add(Stated(m.group(0), m.start(), m.end(), m.group("u").lower(), n, (Reading("launches", n),)))
     for m in _WORD_RATIO.finditer(text):

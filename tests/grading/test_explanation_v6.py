@@ -86,3 +86,11 @@ def test_a_factor_right_before_a_dtype_is_read(lessons):  # noqa: F811
     typo = grade(lessons, "03_roofline", "explain_small", "There are 64 output tiels of 128x128 for 132 SMs. TF32 runs "
                  "at 348 TFLOP/s, 6.8x fp32.")
     assert the(typo, "6.8x").verdict == "match", typo.comment
+
+
+def test_the_compiled_one_launches_is_a_pronoun_and_a_verb(lessons):  # noqa: F811
+    g = grade(lessons, "05_softmax", "explain_long_rows",
+              "The compiled one launches more kernels because it splits the reductions.")
+    assert not g.found, g.comment
+    count = grade(lessons, "04_fusion", "explain_headline", "The fused chain is one launch; its kernel runs in one launch.")
+    assert [f.text for f in count.found].count("one launch") == 2, count.comment
