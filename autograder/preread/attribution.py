@@ -138,6 +138,8 @@ class Context:
     in_one_span: bool = True
     #: the variant is named in the number's own clause (not carried from earlier: "…, so it's 7x longer")
     variant_in_clause: bool = True
+    #: the case parameters the sentence (or a table cell's headers) names itself ("TF32 at 384 TFLOP/s": dtype)
+    named_params: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -391,6 +393,14 @@ _DTYPE_MODIFIER = named('case.dtype_modifier',
     r"entrées|operandos)\b", re.I)
 
 
+_DTYPE_ROUNDED = named('case.dtype_rounded',
+    "a dtype right after 'rounded', 'truncated' or 'emulating' ('tensor cores on rounded fp32') is what another "
+    "dtype is made from: it does not move the sentence's case",
+        ('on rounded ', 'truncated ', 'emulates '),
+        ('in ', 'at '))(r"\b(?:rounded|truncated|emulat\w*|gerundet\w*|redondead\w*|arrondi\w*|arrotondat\w*)\s+$",
+                        re.I)
+
+
 class _Cases:
     """The case mentions of a text ("at 2^22", "fp32", "here"), indexed: the case a number is said of is
     the fold of every mention before it, kept as a running state from sentence to sentence (numbers are
@@ -403,6 +413,8 @@ class _Cases:
         self.case = dict(case)
         # "the same 6.3 MB as bf16 ... runs at": what it is compared with, not where it is
         self.compared = [_THAN.search(text[max(0, m.start - 20):m.start]) is not None
+                         or (m.params is not None and "dtype" in m.params
+                             and _DTYPE_ROUNDED.search(text[max(0, m.start - 20):m.start]) is not None)
                          or (m.params is not None and "dtype" in m.params
                              and _DTYPE_MODIFIER.match(text, m.end) is not None)
                          for m in cases]
@@ -430,7 +442,7 @@ class _Cases:
         return range(bisect.bisect_left(self.starts, a), bisect.bisect_left(self.starts, b))
 
     def params(self, num: Stated, sentence: tuple[int, int],
-               known: Sequence[Mapping[str, ParamValue]]) -> tuple[dict[str, ParamValue], bool]:
+               known: Sequence[Mapping[str, ParamValue]]) -> tuple[dict[str, ParamValue], bool, frozenset[str]]:
         text, cases = self.text, self.cases
         params, last = self._state_at(sentence[0])
         named: dict[str, ParamValue] = {}
@@ -472,7 +484,7 @@ class _Cases:
                         named.update(n.params)
                         last, end = n.params, n.end
         in_sentence = bool(self.in_range(sentence[0], sentence[1]))
-        return _complete(params, named, last, known), in_sentence
+        return _complete(params, named, last, known), in_sentence, frozenset(named)
 
 
 _CLAUSE_CONTRAST = named('case.contrast', "a case named after a contrast ('; but at 2^22') is not the number's",
@@ -522,7 +534,8 @@ def _in_table(num: Stated, cell: Cell, text: str, case: Mapping[str, ParamValue]
                 named.update(m.params)
     words = " ".join(text[a:b] for a, b in spans)
     return Attributed(num, Context(variant, _complete(params, named, named, known), words, cell.start,
-                                   bool(named), words, text[cell.start:cell.end], in_one_span=False))
+                                   bool(named), words, text[cell.start:cell.end], in_one_span=False,
+                                   named_params=frozenset(named)))
 
 
 def _here(text: str) -> list[Mention]:
@@ -547,9 +560,9 @@ class Frame:
 
 _TILE = named('case.tile_shape',
     "a shape of tiles or blocks ('64 tuiles de 128 × 128', '128x128 Kacheln') is the kernel's tiling, not a case",
-        ('tuiles de ', 'tiles of ', 'Kacheln von ', 'bloques de '),
-        ('matrices of ', 'at '))(r"\b(?:tiles?|tuiles?|Kacheln|Kachel|bloques|blocos|blocks?|mosaicos)\s+"
-                                  r"(?:of|de|von|aus|do|da)\s*$",
+        ('tuiles de ', 'tiles of ', 'Kacheln von ', 'bloques de ', 'bloques (tiles) de ', 'output tiels of '),
+        ('matrices of ', 'at '))(r"\b(?:tiles?|tiels?|tlies|tuiles?|Kacheln|Kachel|bloques|blocos|blocks?|mosaicos)\s+"
+                                  r"(?:\([^()]{0,16}\)\s*)?(?:of|de|von|aus|do|da)\s*$",
                                   re.I)
 _TILE_AFTER = named('case.tile_shape_after',
     "a shape right before a word for tiles or blocks, maybe one word between or misspelt ('128 × 128 tiles', "
@@ -582,12 +595,32 @@ _PART_SIZE = named('case.part_size',
     r"\d[\d.,]*\s*(?:[kmgt]i?b\b|bytes?\b|(?-i:B)\b)", re.I)
 
 
+_TILE_NEAR = named('case.tile_shape_near',
+    "a square shape ('128 by 128', '128 x 128') a few words after tiles or blocks are named ('cuts C into tiles, "
+    "and if they are 128 by 128') is the tiling, not a case",
+        ('cuts C into tiles, and if they are ', 'tiles, each ', 'blocks of size '),
+        ('the tiles. At ', 'tiles; at ', 'blocks: '))(
+    r"\b(?:tiles?|tiels?|tuiles?|Kacheln|bloques|blocos|blocks?|blocchi)\b[^.;:!?\n]{0,40}$", re.I)
+_SQUARE = named('case.square_side',
+    "the words next to a side of a square shape: ' by 128' after it, or '128 x ' before it",
+        (' by 128', ' x 128', '128 × '),
+        (' tiles', 'at '))(r"^\s*(?:x|×|by|\*|por|mal|par)\s*\d|(?<=\d)\s*(?:x|×|by|\*|por|mal|par)\s*$", re.I)
+
+
+def _square_after_tiles(m: Mention, text: str) -> bool:
+    """A mention that is a side of a square shape ("128 by 128") named a few words after tiles or blocks."""
+    square = (_SQUARE.match(text[m.end:m.end + 8]) is not None or _SQUARE.search(text[max(0, m.start - 8):m.start])
+              or re.search(r"\d\s*(?:x|×|by|\*|por|mal|par)\s*\d", text[m.start:m.end], re.I))
+    return bool(square) and _TILE_NEAR.search(text[max(0, m.start - 56):m.start]) is not None
+
+
 def _not_tiles(mentioned: list[Mention], text: str) -> list[Mention]:
     """The lesson's case mentions less those that are no case: a tiling ('tiles of 128 x 128') or a count
     of bytes or FLOPs, written as a power of two ('2^31 FLOP') or not ('a row of 8 KB')."""
     return [m for m in mentioned
             if m.variant is not None or not m.params or "dtype" in m.params
             or not (_TILE.search(text[max(0, m.start - 24):m.start]) or _TILE_AFTER.match(text[m.end:m.end + 12])
+                    or _square_after_tiles(m, text)
                     or _AFTER_FACTOR.search(text[max(0, m.start - 30):m.start])
                     or _PART_SIZE.match(text[m.end:m.end + 40])
                     or (re.search(r"(?:^|\s|of)(?:\d+|2\s?(?:\^|\*\*)\s?\d{1,2})$", text[m.start:m.end])
@@ -652,13 +685,14 @@ def attribute(text: str, workload: Workload, case: Mapping[str, ParamValue],
         segment = segments[j] if j >= 0 and segments[j] > sentence[0] else sentence[0]
         segment_end = min(sentence[1], seg_starts[j + 1] if j + 1 < len(seg_starts) else sentence[1])
         variant = _variant(num, masked, names, sentence, clause, opener, segment)
-        params, named = cases.params(num, sentence, known)
+        params, named, named_params = cases.params(num, sentence, known)
         # the words a fact may need ("each", "peak", "L2"): the sentence up to the end of the number's clause
         out.append(Attributed(num, Context(
             variant, params, text[sentence[0]:sentence[1]], sentence[0], named, text[sentence[0]:clause[1]],
             text[clause[0]:clause[1]], _other(num, names, sentence, variant, (segment, segment_end)),
             text[num.end:min(sentence[1], num.end + LOOKBACK)], text[max(clause[0], num.start - LOOKBACK):num.start],
             variant_in_clause=any(m.variant == variant for m in names.between(clause[0], clause[1])),
+            named_params=named_params,
         )))
     return out
 

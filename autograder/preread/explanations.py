@@ -363,6 +363,51 @@ def _about(ctx: Context, variant_named: bool) -> str:
     return f"{ctx.variant} at {where}" if variant_named and ctx.variant else where
 
 
+_MODEL_FIGURE = named('subject.model_figure',
+    "a count the text says is the work model's ('5 kernels instead of the model's 1', 'the model predicts 1 "
+    "kernel'): the prediction restated, no credit (the profiler's count is the fact)",
+        ("instead of the model's ", 'the model predicts ', 'the work model says ', "the model's count of "),
+        ('the model ', "eager's "))(
+    r"\b(?:work[- ]?)?model(?:['’]s(?:\s+(?:count|prediction|number)(?:\s+of)?)?|\s+(?:predicts?|says|assumes|"
+    r"expects?|gives|counts?)|\s+(?:would\s+)?(?:predict|say|expect)(?:ed|s)?)\s+(?:only\s+|just\s+)?$", re.I)
+
+
+_PER_PART = named('subject.count_per_part',
+    "a count of kernels per part of the work ('two kernels per reduction', '3 launches for each row'): no "
+    "variant's count, neither right nor wrong",
+        (' per reduction', ' for each reduction', ' per row', ' pro Reduktion', ' para cada reducción'),
+        (' per call', ' per forward', ' in total', ' per launch'))(
+    r"^\s*(?:per|for each|for every|pro|pour chaque|para cada)\s+(?!calls?\b|forward\b|run\b|"
+    r"iterations?\b|steps?\b|launch\b|aufruf\b|llamada\b|appel\b|chamada\b)[^\W\d_]+", re.I)
+
+
+def _compared_elsewhere(s: Stated, ctx: Context, book: FactBook, cues: _Cues, cued: _CueCache, kinds: set[str],
+                        asked: frozenset[frozenset[str]], several: frozenset[str], base: FoundNumber, rel: float
+                        ) -> tuple[Candidate | None, Context, FoundNumber]:
+    """A sentence that names a parameter of another case (a dtype: "TF32 gets 384 TFLOP/s") and leaves the
+    others at the cell's: a figure of that case where the lesson compares that parameter (its quantities'
+    shared case: the dtype speedup at n = 4096), to within :data:`CLOSE` (or ``rel`` if tighter: a bare number's).
+    (None, ctx, base) if none."""
+    changed = [k for k, v in ctx.params.items() if book.case.get(k) != v]
+    if not changed or not set(changed) <= ctx.named_params or s.kind == "launches":
+        return None, ctx, base
+    free = {k for k in ctx.params if k not in ctx.named_params}
+    for k in changed:
+        for where in book.compared_where(k):
+            alt = {**ctx.params, **{p: v for p, v in where.items() if p in free}}
+            if alt == dict(ctx.params) or alt not in book.known_cases():
+                continue
+            moved = dataclasses.replace(ctx, params=alt)
+            fits = [c for kind in kinds for c in book.of_kind(alt, kind) if cued(c)
+                    and (ctx.variant is None or c.fact.variant in (None, ctx.variant))
+                    and _family(c.fact.method) in (None, cues.method or "gpu")  # the kernel's, unless said per call
+                    and _why_not(c, moved, cues, several) is None and not _unanchored(c, moved, cues, asked)]
+            hit = _best(s, [c for c in fits if not c.fact.given], min(rel, CLOSE))
+            if hit is not None:
+                return hit, moved, base.model_copy(update={"about": _about(moved, True)})
+    return None, ctx, base
+
+
 def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _Index | None = None) -> FoundNumber:
     """One number's verdict: a fact of what its sentence names (match / given), a fact of something else
     (misattributed: another variant, case, timing method, statistic or direction), or nothing the model or
@@ -391,6 +436,10 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
     shown = text[s.start:s.end]
     base = FoundNumber(text=shown, value=s.value, unit=s.unit, kind=s.kind, about=_about(ctx, True),
                        span=(s.start, s.end))
+    if "launches" in kinds and _MODEL_FIGURE.search(ctx.before) and s.value in book.model_launches(ctx.params):
+        return base.model_copy(update={"matches": "the work model's launch count", "verdict": "given"})
+    if kinds == {"launches"} and _PER_PART.match(ctx.after):
+        return base.model_copy(update={"verdict": "unchecked"})
     if kinds == {"sms"}:  # the device's SM count (recognised, no credit on its own, as an input's size), or a
         # count of SMs the model does not hold ("131 SMs idle"): neither right nor wrong
         device = next((c for c in book.of_kind(ctx.params, "sms") if _close(s, c.fact, rel)), None)
@@ -398,6 +447,8 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
             return base.model_copy(update={"verdict": "unchecked"})
         return base.model_copy(update={"matches": device.fact.label, "verdict": "given"})
     hit = _best(s, fits, rel)
+    if hit is None:
+        hit, ctx, base = _compared_elsewhere(s, ctx, book, cues, cued, kinds, asked, several, base, rel)
     if hit is not None:
         exact = _exactly_other(s, hit, [c for c in here if id(c) not in {id(f) for f in fits}])
         if exact is not None:  # "took 200 µs" in GPU time: 15 % off its GPU time, its wall time exactly
@@ -592,6 +643,33 @@ def _without_units(bare: set[str | None], found: list[FoundNumber]) -> int:
     return int(len(bare) >= BARE_FACTS and len(bare) >= BARE_SHARE * len(derived))
 
 
+#: an answer to a cell that asks an explanation (declares ``parts``) with fewer words of its own than this, outside
+#: pasted output, quoted prompt and its figures, explains nothing in words: a TA gives such a terse list of right
+#: figures partial credit, so its suggestion is kept below full (measured on the blind sets v3-v6: of their
+#: answers with fewer than 14 such words one was graded full and dozens partial; 12 and 16 put fewer in the band)
+TERSE_WORDS = 14
+
+_WORD = named('part.own_word',
+    "a word of the answer's own prose (two letters or more), counted to tell an explanation from a list of figures",
+        ('because', 'die', 'kernels', 'fusión'),
+        ('4', '3.9', '_', 'x'))(r"[^\W\d_]{2,}")
+
+
+def own_words(text: str, framed_blocks: Iterable[tuple[str, int, int]], figures: Iterable[tuple[int, int]]) -> int:
+    """How many words the answer writes in prose: outside code blocks and quoted prompts (unless the whole
+    answer is quoted) and outside the spans of its figures ("4 kernels" is a figure, not a word)."""
+    cut = sorted([(a, b) for kind, a, b in framed_blocks if kind in ("code", "quote")] + list(figures))
+    if cut and sum(b - a for kind, a, b in framed_blocks if kind == "quote") >= len(text.strip()):
+        cut = [c for c in cut if c not in {(a, b) for kind, a, b in framed_blocks if kind == "quote"}]
+    pieces, at = [], 0
+    for a, b in cut:
+        if a > at:
+            pieces.append(text[at:a])
+        at = max(at, b)
+    pieces.append(text[at:])
+    return sum(len(_WORD.findall(p)) for p in pieces)
+
+
 #: the verdicts a bare number of an inferred unit is reported with (any other: it is no checkable figure)
 _REPORTED = frozenset({"match", "given", "misattributed"})
 
@@ -626,10 +704,15 @@ def grade_explanation(
     drawn += bound_claims(framed.masked, framed.sentences, framed.names, *_intensities(book, case),
                           framed.mentioned, case)
     wrong = [c for c in drawn if not c.right]
+    words = own_words(text, [(b.kind, b.start, b.end) for b in framed.blocks],
+                      [(a.stated.start, a.stated.end) for a, _ in judged])
     text = original
     missing = missing_parts(text, found, ex)
     unitless = _without_units(bare, found)
+    terse = int(bool(ex.parts) and words < TERSE_WORDS and bool(found))
     fraction, derived = suggest(found, len(wrong), len(missing) + unitless)
+    if terse:  # right figures without an explanation in words: never full, and no further cost
+        fraction = min(fraction, 0.75)
     flags: list[str] = []
     stripped = text.strip()
     if not stripped or stripped == "YOUR ANSWER HERE":
@@ -652,6 +735,8 @@ def grade_explanation(
             flags.append("missing_part")
         if unitless:
             flags.append("no_units")
+        if terse:
+            flags.append("terse")
         comment = (
             f"{PREREAD} found {len(found)} number(s), {derived} distinct fact(s) of the work model "
             f"or reference stated right: " + "; ".join(_describe(f) for f in found) + "."
@@ -659,6 +744,8 @@ def grade_explanation(
             + (f" Missing from the asked explanation: {'; '.join(missing)} ✗." if missing else "")
             + (f" Figures without units: {len(bare)} of the {derived} right facts are bare numbers ✗." if unitless
                else "")
+            + (f" Figures without an explanation: {words} word(s) of its own besides the figures and pasted "
+               "output ✗." if terse else "")
             + f" Suggested {fraction * ex.points:.2f}/{ex.points:g}"
             + (" (at most half: a wrong conclusion)." if wrong and derived else ".")
         )

@@ -125,6 +125,7 @@ class FactBook:
     _device_facts: tuple[Fact, ...] | None = None
     _known: list[dict[str, ParamValue]] | None = None
     _pairs: frozenset[frozenset[str]] | None = None
+    _where: dict[str, list[dict[str, ParamValue]]] | None = None
     _by_kind: dict[tuple[tuple[tuple[str, ParamValue], ...], str], list[Candidate]] = field(default_factory=dict)
     _sorted: dict[str, tuple[list[float], list[Candidate]]] = field(default_factory=dict)
 
@@ -167,6 +168,35 @@ class FactBook:
                     pairs.add(variants)
             self._pairs = frozenset(pairs)
         return self._pairs
+
+    def compared_where(self, key: str) -> list[dict[str, ParamValue]]:
+        """Where the lesson's quantities compare values of the case parameter ``key`` (a dtype speedup at
+        n = 4096: ``[{"log2_n": 12}]``): the other parameters their cases share."""
+        if self._where is None:
+            self._where = {}
+            for q in self.spec.quantities:
+                try:
+                    cases = [dict(c.params) for c in kind_of(q).cases(q)]
+                except Exception:
+                    continue
+                if len(cases) < 2:
+                    continue
+                keys = {k for c in cases for k in c}
+                varied = {k for k in keys if len({repr(c.get(k)) for c in cases}) > 1}
+                common = {k: cases[0][k] for k in keys - varied if all(k in c for c in cases)}
+                for k in varied:
+                    if common and common not in self._where.setdefault(k, []):
+                        self._where[k].append(common)
+        return self._where.get(key, [])
+
+    def model_launches(self, params: Mapping[str, ParamValue]) -> set[float]:
+        """The launch counts the work model predicts at ``params`` (the profiler's counts may override them as
+        facts: "instead of the model's 1" restates the prediction)."""
+        try:
+            _, works, _ = _model_at(self.spec, dict(params))
+        except Exception:
+            return set()  # a case the model has not: the fact book reports a broken model where it is measured
+        return {float(w.launches) for w in works.values() if w.launches}
 
     def known_cases(self) -> list[dict[str, ParamValue]]:
         """The cell's case and every case the reference measured: where a misplaced number may belong."""

@@ -207,20 +207,28 @@ _UNITS: list[tuple[str, re.Pattern[str]]] = [
     ("ratio", named('unit.ratio',
         "a factor: 4x, 3.9×, 4 times, 4-fold, 3,9-mal, 3 veces, 4 fois, 4 vezes; not '4096 x 4096' nor '3 × "
         "n²'",
-        ('4x', '3.9×', '4 times', '4-fold', '3.9-mal', '3.2 veces', '4 fois', '0.81× a 2^20'),
+        ('4x', '3.9×', '4 times', '4-fold', '3.9-mal', '3.2 veces', '4 fois', '0.81× a 2^20', '7.5x ####'),
         ('4096 x 4096', '3 × n'))(
-        _N + _RANGE + r"[^\S\n]*(?P<u>x|×|times|-fold|fold|-?mal|-?fach|veces|fois|vezes)(?![\w])(?!\s*[\d#])"
+        _N + _RANGE + r"[^\S\n]*(?P<u>x|×|times|-fold|fold|-?mal|-?fach|veces|fois|vezes)(?![\w])(?!\s*\d)"
+        # a masked case name after a spaced 'x' is a shape ('64 x 2^20'); after '7.5x' it is what is compared
+        r"(?!(?<=\s[x×])\s*#)"
         r"(?!\s*(?!(?:a|à|e|y|o)\s)[A-Za-z](?![A-Za-zÀ-ÿ]))", re.I)),
 ]
 # "seven times faster", "four times the traffic", "twice as fast" (not "read four times": a count)
 _WORD_RATIO = named('number.word_ratio',
     "a factor in words before a comparison: 'seven times faster', 'twice as fast', 'vier mal schneller'",
-        ('seven times faster', 'twice as fast', 'four times the traffic', 'vier mal schneller'),
-        ('read four times',))(
+        ('seven times faster', 'twice as fast', 'four times the traffic', 'vier mal schneller',
+         'four times the minimum'),
+        ('read four times', 'twice as wide', 'twice the tensor-core rate'))(
     r"\b(two|three|four|five|six|seven|eight|nine|ten|twice|zwei|drei|vier|fünf|dos|tres|cuatro|cinco|deux|trois|"
     r"quatre|cinq|dois|duas|três|quatro)(?:\s+times|-fold|\s+fold|\s*mal|\s+veces|\s+fois|\s+vezes)?"
-    r"(?=\s+(?:faster|slower|more|less|fewer|higher|lower|as|the|larger|smaller|bigger|quicker|longer|shorter|"
-    r"greater|schneller|langsamer|weniger|mehr|más|menos|plus|moins|mais)\b)", re.I
+    r"(?=\s+(?:faster|slower|more|less|fewer|higher|lower|larger|smaller|bigger|quicker|longer|shorter|"
+    r"greater|schneller|langsamer|weniger|mehr|más|menos|plus|moins|mais|"
+    # "twice as fast", "four times the traffic"; not "twice as wide" (an operand's width) nor "twice the
+    # tensor-core rate" (a device's peak): what is compared must be a time, a speed or the traffic
+    r"as\s+(?:fast|slow|quick|long|much|many|high|low|big|large|efficient)|"
+    r"the\s+(?:traffic|bytes|data|memory|time|speed|work|launches|kernels|minimum|model|ideal)|"
+    r"the\s+(?:[\w-]+\s+)?(?:traffic|bytes|time|speedup))\b)", re.I
 )
 _LAUNCHES = named('number.launches',
     "a count of kernels or launches: '4 kernels', 'one fused kernel', 'cuatro kernels', 'vier Kerneln'",
@@ -233,6 +241,14 @@ _LAUNCHES = named('number.launches',
     r"lanci|lancio|kern[ae]ls?|kernles|kenrels?|launchs|la?u?nch(?:e?s)?|lauch(?:e?s)?|lanuch(?:e?s)?|luanch(?:e?s)?|"
     r"dispatch(?:es)?)\b(?!=[^\s=])",
     re.I,
+)
+_ONE_PRONOUN = rule(
+    "number.one_pronoun",
+    "right before 'one launches', words that make 'one' a pronoun for a variant ('the compiled one launches more "
+    "kernels', 'this one launches'): a verb follows, no count",
+    r"\b(?:the|this|that|which)\s+(?:[\w-]+\s+)?$",
+    ("the compiled ", "this ", "the fused "),
+    ("in ", "only ", "each in "),
 )
 _SAVED = rule(
     "number.launches_saved",
@@ -496,10 +512,10 @@ _SHARE_OF = rule(
     "a share written as a fraction or in words before 'of the traffic / bytes': '1/4 of the traffic', 'a quarter "
     "of eager's bytes', 'half the data'",
     r"(?<![\w./])(\d{1,2}\s?/\s?\d{1,3}|an? (?:quarter|third|fifth|eighth)|one (?:quarter|third|fourth|fifth|eighth)|"
-    r"half|a half)(?=\s+(?:of\s+)?(?:the\s+|its\s+)?(?:[\w#]+['’]s\s+|[\w-]+\s+){0,2}?"
+    r"half|a half)(?!\s+as\b)(?=\s+(?:of\s+)?(?:the\s+|its\s+)?(?:[\w#]+['’]s\s+|[\w-]+\s+){0,2}?"
     r"(?:traffic|bytes|data|memory traffic)\b)",
     ("1/4 of the traffic", "a quarter of eager's bytes", "half the data", "one fourth of the unfused traffic"),
-    ("1/4 of the time", "half as fast"),
+    ("1/4 of the time", "half as fast", "half as many bytes as float32"),
 )
 _SHARES = {"quarter": 0.25, "fourth": 0.25, "third": 1 / 3, "fifth": 0.2, "eighth": 0.125, "half": 0.5}
 # "x3.9 speedup", "a ×4 reduction in traffic": a factor written before its number
@@ -618,6 +634,9 @@ def extract(text: str) -> list[Stated]:
             continue  # "the two kernels": the two variants, not a count of launches
         if _SAVED.search(text[max(0, m.start() - 24):m.start()]):
             continue  # "saving three kernel launches": a difference of two counts, no variant's count
+        if m.group(1).lower() == "one" and _ONE_PRONOUN.search(text[max(0, m.start() - 40):m.start()]) \
+                and re.fullmatch(r"one\s+launches", m.group(0), re.I):
+            continue  # "the compiled one launches more kernels": a pronoun and a verb, no count
         if n is not None and not taken.overlaps(m.start(), m.end()):
             add(Stated(m.group(0), m.start(), m.end(), m.group("u").lower(), n, (Reading("launches", n),)))
     for m in _WORD_RATIO.finditer(text):

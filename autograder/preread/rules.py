@@ -135,8 +135,9 @@ PREDICTED = rule(
 KERNEL_TIME = rule(
     "method.kernel_time",
     "a time said of the kernel itself ('an 18 µs kernel', 'its kernel only runs for 18 µs') is GPU time",
-    r"^\s*(?:\)\s*)?(?:of\s+)?(?:gpu\s+)?kernels?\b(?!\s+launch)|\bkernels?\b[^.;,]{0,25}\b(?:runs?|takes?|lasts?)\b[^.;,]{0,12}$",
-    (" kernel itself runs", "its kernel only runs for ", " kernel."),
+    r"^\s*(?:\)\s*)?(?:of\s+)?(?:gpu\s+)?kernels?\b(?!\s+launch)|"
+    r"\bkernels?\b[^.;,]{0,25}\b(?:runs?|ran|takes?|took|lasts?|lasted|needs?|needed)\b[^.;,]{0,12}$",
+    (" kernel itself runs", "its kernel only runs for ", " kernel.", "My kernel took "),
     (" kernel launches", "for the call "),
 )
 
@@ -175,9 +176,11 @@ WALL_AS_KERNEL = rule(
     "why it is (not) memory- or compute-bound ('timed one call: 85 µs ... it reaches only 947 GB/s against the "
     "roofline')",
     r"\b(?:of (?:the |its )?(?:[\w-]+ ){0,2}(?:peak|roofline)|against (?:the |a )?[^.;]{0,24}?\b(?:peak|roofline)|"
-    r"(?:memory|compute|bandwidth)[- ]bound|is running at|kernel (?:only )?reaches|reaches only)\b",
+    r"(?:memory|compute|bandwidth)[- ]bound|is running at|kernel (?:only )?reaches|reaches only|"
+    r"(?:the )?roofline (?:predicts|says|gives|expects)|predicted by the roofline)\b",
     ("it reaches only 947 GB/s against the 4,220 GB/s roofline", "only 8% of the bf16 peak",
-     "so it's not memory-bound yet", "which means it is running at 613 TFLOP/s"),
+     "so it's not memory-bound yet", "which means it is running at 613 TFLOP/s",
+     "6.1x slower, which is the ratio the roofline predicts"),
     ("the GPU time is 71 µs", "the speedup is 1.2x"),
 )
 OVERHEAD = rule(

@@ -25,11 +25,13 @@ def test_every_explanation_cell_of_the_bundled_lessons_names_the_parts_its_promp
 
 
 def test_a_part_left_out_costs_and_the_reason_names_it(lessons):  # noqa: F811
-    g = grade(lessons, "04_fusion", "explain_headline", FIGURES + "The wall row is lower.")
+    g = grade(lessons, "04_fusion", "explain_headline", FIGURES + "Fusion keeps the intermediates on chip, so the "
+              "fused chain reads and writes the tensor only once.")
     assert "missing_part" in g.flags and g.suggested_fraction == 0.75, g.comment
     assert "Missing from the asked explanation: why the two timing methods disagree" in g.comment
     # the same figures with the reason, in another language: full credit
-    whole = grade(lessons, "04_fusion", "explain_headline", FIGURES + "Pro Aufruf zahlt man den CPU-Dispatch.")
+    whole = grade(lessons, "04_fusion", "explain_headline", FIGURES + "Pro Aufruf zahlt man den CPU-Dispatch, "
+                  "und der ist größer als die Zeit der Kernels auf der GPU.")
     assert "missing_part" not in whole.flags and whole.suggested_fraction == 1.0, whole.comment
 
 
@@ -44,10 +46,30 @@ def test_a_quoted_prompt_covers_no_part(lessons):  # noqa: F811
 
 
 def test_both_parts_of_the_small_matrix_question(lessons):  # noqa: F811
-    text = "At 1024 the multiply reaches only 45 % of the peak at 353 TFLOP/s on 6.3 MB."
+    text = ("At 1024 the multiply reaches only 45 % of the peak at 353 TFLOP/s on 6.3 MB, which is far less than "
+            "the bigger sizes reach.")
     assert grade(lessons, "03_roofline", "explain_small", text).comment.count("✗") == 1  # one ✗: both parts, listed
     g = grade(lessons, "03_roofline", "explain_small", text + " 64 tiles for 132 SMs; TF32 is tensor cores.")
     assert "missing_part" not in g.flags, g.comment
+
+
+def test_right_figures_without_an_explanation_in_words_are_not_full_credit(lessons):  # noqa: F811
+    """A list of right figures, or pasted output with a line of prose under it, is graded partial by a careful
+    TA: fewer than TERSE_WORDS words of the answer's own (outside code blocks, a quoted prompt and the figures)
+    keep the suggestion below full, and the reason says so; the same figures explained in a sentence are full."""
+    terse = grade(lessons, "04_fusion", "explain_headline", FIGURES + "Wall: dispatch.")
+    assert "terse" in terse.flags and terse.suggested_fraction == 0.75, terse.comment
+    assert "Figures without an explanation" in terse.comment
+    pasted = grade(lessons, "04_fusion", "explain_headline",
+                   "```\neager  4 launches  268 MB  71.1 us\nfused  1 launch  67 MB  18.4 us\n```\n"
+                   "The speedup 3.9x is the traffic ratio; dispatch.")
+    assert "terse" in pasted.flags and pasted.suggested_fraction < 1.0, pasted.comment
+    whole = grade(lessons, "04_fusion", "explain_headline", FIGURES + "Per call the CPU dispatch of each launch "
+                  "costs more than the kernels themselves, so the wall time does not show the GPU's gain.")
+    assert "terse" not in whole.flags and whole.suggested_fraction == 1.0, whole.comment
+    # words inside a code block are pasted output, not the answer's own
+    from autograder.preread.explanations import own_words
+    assert own_words("```\na b c\n```\nthe fused kernel", [("code", 0, 14)], []) == 3
 
 
 def _found(verdict: str, matches: str | None = None) -> FoundNumber:
