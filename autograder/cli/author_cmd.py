@@ -50,15 +50,15 @@ def lint(
     Every quantity needs a prediction cell and a graded cell, grade ids must be unique and present,
     tolerances sane, peak names known, every measure/sweep cell after the predictions of what it reveals,
     and a reference must exist for the device of record (or --device). Exit 1 on errors."""
-    # start-up speed: imported when the command runs, not when the CLI starts (see cli/__init__)
-    from ..authoring import lint_lesson
-    from ..config import CourseSettings
     from ..errors import LessonSpecError
 
     c = course_at(course)
     folder = c.root / "source" / name
-    if not folder.is_dir():
+    if not folder.is_dir():  # said before the linter (and torch) is imported: a typo answers at once
         raise LessonSpecError(_no_lesson(c.root, name))
+    # start-up speed: imported when the command runs, not when the CLI starts (see cli/__init__)
+    from ..authoring import lint_lesson
+    from ..config import CourseSettings
     device = device or CourseSettings.load(c.root).policy.device_of_record
     findings = lint_lesson(folder, c.references, device, execute=execute)
     for f in findings:
