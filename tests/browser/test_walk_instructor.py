@@ -12,7 +12,7 @@ text, the score.
 from __future__ import annotations
 
 import os
-import shutil
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -113,7 +113,7 @@ def test_quickstart_then_the_mistakes_a_newcomer_makes(course: Course) -> None:
     told = c.quickstart_said  # type: ignore[attr-defined]
     assert told.startswith(f"course created in {c.root}: nbgrader_config.py, source/ (03_roofline, 04_fusion, "
                            "05_softmax, 06_fused_kernel), references/"), told
-    assert f"next: cd my-course && nbgrader generate_assignment 03_roofline" in told
+    assert "next: cd my-course && nbgrader generate_assignment 03_roofline" in told
     assert (c.root / "nbgrader_config.py").is_file() and (c.root / "references" / LESSON / "nvidia-h200.json").is_file()
     # a command from the folder above the course
     above = c.cli("grade", LESSON, cwd=c.base, ok=False)
@@ -252,15 +252,14 @@ def test_release_collect_grade_then_read_the_submission_and_the_feedback(course:
         html = c.root / "feedback" / STUDENT / LESSON / f"{LESSON}.html"
         page.goto(html.as_uri())
         feedback = squash(page.locator("body").inner_text())
-        total = sum(p.points for p in record.predictions)
-        auto_max = sum(p.max_points for p in record.predictions)
-        assert f"{LESSON} (Score: {total:.1f} / " in feedback or f"Score: {total:.2f}" in feedback, feedback[:400]
+        header = re.search(rf"{LESSON} \(Score: ([\d.]+) / ([\d.]+)\)", feedback)
+        assert header, feedback[:300]
+        assert float(header.group(1)) == pytest.approx(record.total, abs=0.05)  # explanations: not graded yet
+        assert float(header.group(2)) == pytest.approx(record.max_total)
         for p in record.predictions:
+            assert f"Test cell (Score: {p.points:.1f} / {p.max_points:.1f})" in feedback, p.quantity
             assert squash(p.reason) in feedback, p.quantity
-            assert f"Score: {p.points:.2f} / {p.max_points:.2f}" in feedback or f"{p.points:g}" in feedback
         assert preread in feedback
-        assert auto_max > 0
         page.screenshot(path=str(c.artifacts / "feedback.png"), full_page=False)
     finally:
         ctx.close()
-    shutil.rmtree(c.root / "feedback", ignore_errors=True)

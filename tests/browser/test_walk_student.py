@@ -13,6 +13,7 @@ fix is one line saying what to do, never a traceback.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -147,6 +148,18 @@ def submit(page: Any, lesson: str) -> None:
     page.locator("#submitted_assignments_list .list_item", has_text=lesson).first.wait_for()
 
 
+#: the views README.md shows; `AUTOGRADER_SCREENSHOTS=docs/screenshots python -m pytest tests/browser` copies them
+README_SHOTS = {"04-negative.png": "walk-student-mistake.png", "06-buggy-kernel.png": "walk-student-kernel.png"}
+
+
+def shot(artifacts: Path, page: Any, name: str) -> None:
+    page.screenshot(path=str(artifacts / name))
+    target = os.environ.get("AUTOGRADER_SCREENSHOTS")
+    if target and name in README_SHOTS:
+        Path(target).mkdir(parents=True, exist_ok=True)
+        shutil.copy2(artifacts / name, Path(target) / README_SHOTS[name])
+
+
 def one_line_error(text: str) -> None:
     """A mistake the student can fix: one line starting with ✘, no traceback through the package."""
     assert "Traceback" not in text and "File " not in text and "----" not in text, text
@@ -246,7 +259,7 @@ def test_04_run_all_first_then_every_wrong_prediction_then_measure_explain_submi
                              "(got '3.5') — write a number like 3.0, not words")
     assert "(got '70%')" in said['"70%"']
     assert said["-2"] == "✘ not committed: gpu_speedup@fp16,2^24 is a ratio of two times and must be positive (got -2)"
-    page.screenshot(path=str(walk.artifacts / "04-negative.png"))
+    shot(walk.artifacts, page, "04-negative.png")
     write_cell(page, cells, head, HEADLINE.format(value="3.5"))
     assert run_cell(page, cells, head).startswith("✔ committed #1: fused speedup (gpu_time, fp16, 2^24) = 3.5×")
     assert run_cell(page, cells, head).startswith("✔ already committed #1: fused speedup (gpu_time, fp16, 2^24) "
@@ -344,7 +357,7 @@ def test_06_run_all_first_a_share_as_a_percent_a_buggy_kernel_a_slow_one_then_su
     wrong = run_cell(page, cells, measure)
     assert wrong.startswith("✘ not measured: fused_chain at float16, n=") and "differs from the reference" in wrong
     assert wrong.endswith("Fix fused_chain and run its cell, then this one again."), wrong
-    page.screenshot(path=str(walk.artifacts / "06-buggy-kernel.png"))
+    shot(walk.artifacts, page, "06-buggy-kernel.png")
     # a right but slow kernel (tiny blocks): measured, and the table says how far below the roofline it is
     write_cell(page, cells, answer, TRITON.format(block=256, body=RIGHT))
     run_cell(page, cells, answer)
