@@ -50,19 +50,15 @@ def lint(
     Every quantity needs a prediction cell and a graded cell, grade ids must be unique and present,
     tolerances sane, peak names known, every measure/sweep cell after the predictions of what it reveals,
     and a reference must exist for the device of record (or --device). Exit 1 on errors."""
-    # start-up speed: imported when the command runs, not when the CLI starts (see cli/__init__)
-    from ..authoring import lint_lesson
-    from ..config import CourseSettings
     from ..errors import LessonSpecError
 
     c = course_at(course)
     folder = c.root / "source" / name
-    if not folder.is_dir():
-        lessons = ", ".join(sorted(p.parent.name for p in (c.root / "source").glob("*/lesson.toml")))
-        raise LessonSpecError(
-            f"no lesson {name!r} under {c.root / 'source'} (lessons there: {lessons or 'none'}); "
-            "run from the course folder or pass -C COURSE"
-        )
+    if not folder.is_dir():  # said before the linter (and torch) is imported: a typo answers at once
+        raise LessonSpecError(_no_lesson(c.root, name))
+    # start-up speed: imported when the command runs, not when the CLI starts (see cli/__init__)
+    from ..authoring import lint_lesson
+    from ..config import CourseSettings
     device = device or CourseSettings.load(c.root).policy.device_of_record
     findings = lint_lesson(folder, c.references, device, execute=execute)
     for f in findings:
@@ -73,3 +69,17 @@ def lint(
         console.print(f"{name}: OK (spec, workload, notebook and the {device} reference agree{ran})")
     if errors:
         raise typer.Exit(1)
+
+
+def _no_lesson(root: Path, name: str) -> str:
+    """Why `lint NAME` has nothing to check, and what to do: not a course here, or a name close to one."""
+    if not (root / "nbgrader_config.py").exists():
+        return (f"no lesson {name!r}: {root} is not a course (no nbgrader_config.py); run from the course folder "
+                "or pass -C COURSE")
+    lessons = sorted(p.parent.name for p in (root / "source").glob("*/lesson.toml"))
+    # start-up speed: imported when the command runs, not when the CLI starts (see cli/__init__)
+    import difflib
+
+    close = difflib.get_close_matches(name, lessons, n=1)
+    hint = f"; did you mean {close[0]}?" if close else ""
+    return f"no lesson {name!r} under {root / 'source'} (lessons there: {', '.join(lessons) or 'none'}){hint}"

@@ -121,6 +121,12 @@ def grade(
         )
     if result.graded or result.failed:
         _print_summary(result.records)
+    elif not result.skipped:  # no submission at all: nothing was graded because nothing was collected
+        console.print(
+            f"no submissions of {assignment} under {c.submitted}: collect them first (formgrader's Collect, "
+            f"`nbgrader collect {assignment}` or `nbgrader zip_collect {assignment}`)",
+            highlight=False, soft_wrap=True,
+        )
     else:  # nothing changed: validating every record for the table would cost more than the whole run
         console.print(f"nothing changed; `autograder report {assignment}` summarizes the class")
     if result.failed:

@@ -25,6 +25,7 @@ from typing import Any
 from ..records import LedgerEntry, ParamValue
 from ..spec import LessonSpec, load_spec
 from ._mode import Mode, kernel_credit
+from ._one_line import one_line_errors
 from ._output import show_text
 from .grading_mode import GradingMode
 from .student_mode import StudentMode
@@ -52,8 +53,11 @@ class Lesson:
     @classmethod
     def load(cls, folder: str | Path = ".") -> Lesson:
         f = Path(folder).resolve()
+        execution = os.environ.get("NBGRADER_EXECUTION")
+        if _mode_for(execution) is StudentMode:
+            one_line_errors()  # a mistake the student can fix: one line in the notebook, not a traceback
         spec = load_spec(f)
-        return cls(_mode_for(os.environ.get("NBGRADER_EXECUTION"))(spec, f))
+        return cls(_mode_for(execution)(spec, f))
 
     @property
     def spec(self) -> LessonSpec:

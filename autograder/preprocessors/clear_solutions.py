@@ -24,9 +24,12 @@ class LessonClearSolutions(ClearSolutions):
 
     def preprocess(self, nb: NotebookNode, resources: ResourcesDict) -> tuple[NotebookNode, ResourcesDict]:
         assignment = resources.get("nbgrader", {}).get("assignment", "")
+        course = CourseSettings.from_config(self.config).course
         try:
-            spec = CourseSettings.from_config(self.config).course.spec(assignment)
+            spec = course.spec(assignment)
         except LessonSpecError:
+            if (course.root / "source" / assignment / "lesson.toml").exists():
+                raise  # a lesson whose lesson.toml does not load: releasing it with nbgrader's stub breaks it
             return super().preprocess(nb, resources)
         plain: dict[str, str] = dict(self.code_stub)  # type: ignore[has-type]
         self.code_stub = {**plain, **self.lesson_code_stub}
