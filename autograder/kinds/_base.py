@@ -153,7 +153,7 @@ class Kind(abc.ABC):
 
     # -- words
     def show(self, value: float | str) -> str:
-        return f"{value:.2f}×" if isinstance(value, float) else str(value)
+        return f"{figure(value, 2)}×" if isinstance(value, float) else str(value)
 
     def show_committed(self, value: float | str) -> str:
         """How a committed value is echoed back (exactly as typed, no rounding)."""
@@ -213,6 +213,28 @@ class OneCaseKind(Kind):
         return dict(self.args(q).case)
 
 
+def figure(x: float, decimals: int) -> str:
+    """``x`` to ``decimals`` places, or to two significant figures where those places would show it as 0
+    (a slow kernel's 0.000538× is not "0.00×")."""
+    if x == 0 or abs(x) >= 10.0**-decimals:
+        return f"{x:.{decimals}f}"
+    return f"{x:.2g}"
+
+
+def _string_hint(text: str) -> str:
+    """How to write a prediction given as a string: the number itself where the string holds one ("3.5",
+    "3.5x", "70%"), else that words are not a number."""
+    t = text.strip().rstrip("x×X").strip()
+    percent = t.endswith("%")
+    try:
+        v = float(t[:-1] if percent else t)
+    except ValueError:
+        return " — write a number like 3.0, not words"
+    if percent:
+        return f" — write {v / 100:g} for {text.strip()} (a number, no quotes)"
+    return f" — write it as a number, without quotes: {v:g}"
+
+
 def positive_number(
     q: Quantity,
     value: object,
@@ -225,7 +247,7 @@ def positive_number(
 ) -> tuple[float | None, str | None]:
     """A finite positive number in [low, high], or why not (shared by the ratio-like kinds)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        hint = " — write a number like 3.0, not words" if isinstance(value, str) else ""
+        hint = _string_hint(value) if isinstance(value, str) else ""
         return None, f"{q.id} takes a number, {what} (got {_show(value)}){hint}"
     v = float(value)
     if math.isnan(v) or math.isinf(v):

@@ -11,6 +11,7 @@ from ._base import (
     Measurements,
     OneCaseArgs,
     OneCaseKind,
+    figure,
     positive_number,
 )
 
@@ -105,7 +106,9 @@ class PeakFractionKind(LogRatioScored, OneCaseKind):
         return "of peak"
 
     def show(self, value: float | str) -> str:
-        return f"{100 * value:.0f}% {self.unit or 'of peak'}" if isinstance(value, float) else str(value)
+        return f"{figure(100 * value, 0)}% {self.unit or 'of peak'}" if isinstance(value, float) else str(value)
 
     def show_committed(self, value: float | str) -> str:
-        return f"{value:g} ({100 * value:.0f}% {self.unit or 'of peak'})" if isinstance(value, float) else str(value)
+        if not isinstance(value, float):
+            return str(value)
+        return f"{value:g} ({figure(100 * value, 0)}% {self.unit or 'of peak'})"

@@ -256,8 +256,8 @@ def test_04_run_all_first_then_every_wrong_prediction_then_measure_explain_submi
         said[value] = run_cell(page, cells, head)
         one_line_error(said[value])
     assert said['"3.5"'] == ("✘ not committed: gpu_speedup@fp16,2^24 takes a number, the speedup as a factor "
-                             "(got '3.5') — write a number like 3.0, not words")
-    assert "(got '70%')" in said['"70%"']
+                             "(got '3.5') — write it as a number, without quotes: 3.5")
+    assert "(got '70%') — write 0.7 for 70% (a number, no quotes)" in said['"70%"']
     assert said["-2"] == "✘ not committed: gpu_speedup@fp16,2^24 is a ratio of two times and must be positive (got -2)"
     shot(walk.artifacts, page, "04-negative.png")
     write_cell(page, cells, head, HEADLINE.format(value="3.5"))

@@ -246,3 +246,15 @@ def test_register_kind_refuses_to_replace_a_kind_silently():
     finally:
         register_kind(ratio, replace=True)
     assert kind_of("ratio") is ratio
+
+
+def test_a_tiny_measured_figure_is_shown_to_two_significant_figures_not_as_zero():
+    """A slow kernel's share of the roofline or its speedup rounds to 0 at the usual places: the feedback
+    then says "0%" and "0.00×" below a table that shows 0.0096 % and 0.00054×."""
+    ratio = _q("ratio", case={"n": 1}, compare=["a", "b"])
+    assert kind_of(ratio).show(3.97) == "3.97×"
+    assert kind_of(ratio).show(0.000538) == "0.00054×"
+    share = _q("peak_fraction", case={"n": 1}, variant="k", rate="bytes", peak="copy_gbps")
+    assert kind_of(share).show(0.467).startswith("47% ")
+    assert kind_of(share).show(0.0000957).startswith("0.0096% ")
+    assert kind_of(share).show_committed(0.7).startswith("0.7 (70% ")
