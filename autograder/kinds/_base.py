@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+import difflib
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -105,7 +106,13 @@ class Kind(abc.ABC):
         except ValidationError as exc:
             first = exc.errors()[0]
             loc = ".".join(str(p) for p in first["loc"]) or "arguments"
-            raise LessonSpecError(f"quantity {q.id!r} ({self.name}): {loc}: {first['msg']}") from None
+            msg = first["msg"]
+            if first["type"] == "extra_forbidden" and len(first["loc"]) == 1:
+                # a misspelled key of the [[quantities]] table: say which keys there are
+                known = sorted({*self.Args.model_fields, *(f for f in type(q).model_fields if f != "args")})
+                near = difflib.get_close_matches(str(first["loc"][0]), known, n=1)
+                msg = f"not a key of a {self.name} quantity" + (f"; did you mean {near[0]!r}?" if near else "")
+            raise LessonSpecError(f"quantity {q.id!r} ({self.name}): {loc}: {msg}") from None
 
     # -- what the reference must measure, and the value it gives
     @abc.abstractmethod

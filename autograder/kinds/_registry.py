@@ -5,6 +5,7 @@ here, so no kind module imports the package that imports it."""
 from __future__ import annotations
 
 import copy
+import difflib
 
 from ..errors import LessonSpecError
 from ..records import Quantity
@@ -45,7 +46,9 @@ def kind_of(q: Quantity | str) -> Kind:
     try:
         kind = KINDS[name]
     except KeyError:
-        raise LessonSpecError(f"unknown quantity kind {name!r}; known: {', '.join(sorted(KINDS))}") from None
+        near = difflib.get_close_matches(name, list(KINDS), n=1)
+        hint = f"did you mean {near[0]!r}? " if near else ""
+        raise LessonSpecError(f"unknown quantity kind {name!r}; {hint}known: {', '.join(sorted(KINDS))}") from None
     if isinstance(q, str):
         return kind
     words = (q.prompt or kind.default_prompt(q), q.unit or kind.default_unit(q))

@@ -89,3 +89,16 @@ def test_lints_peak_names_are_the_benchs():
     source = Path(fingerprint.__file__).read_text()
     assert re.search(r'peaks = \{"copy_gbps"', source) and 'f"matmul_tflops:{dt}"' in source
     assert set(PEAK_NAMES) == {"copy_gbps", *(f"matmul_tflops:{d}" for d in fingerprint.MATMUL_DTYPES_CUDA)}
+
+
+def test_a_misspelled_kind_or_key_says_what_was_meant(lesson):
+    """The two typos of a new instructor's first lesson.toml (the walk's): a kind and a key of a quantity."""
+    text = (lesson / "lesson.toml").read_text()
+    kind = re.search(r'^kind = "(\w+)"', text, re.M).group(1)
+    _edit(lesson, f'kind = "{kind}"', f'kind = "{kind[0]}{kind[2]}{kind[1]}{kind[3:]}"')
+    errors = [ln for ln in _lines(lesson) if ln.startswith("error")]
+    assert len(errors) == 1 and f"did you mean {kind!r}?" in errors[0], errors
+    (lesson / "lesson.toml").write_text(text)
+    _edit(lesson, "\npoints = ", "\npionts = ")
+    errors = [ln for ln in _lines(lesson) if ln.startswith("error")]
+    assert len(errors) == 1 and "pionts: not a key of a" in errors[0] and "did you mean 'points'?" in errors[0], errors
