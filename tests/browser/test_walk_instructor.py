@@ -137,7 +137,7 @@ def test_quickstart_then_the_mistakes_a_newcomer_makes(course: Course) -> None:
     toml.write_text(good.replace('kind = "speedup"', 'kind = "speedpu"', 1), encoding="utf-8")
     lint = c.cli("lint", LESSON, ok=False)
     assert lint.returncode == 1
-    assert said(lint) == (f"{LESSON}: error: unknown quantity kind 'speedpu'; known: count, crossover, direction, "
+    assert said(lint) == (f"{LESSON}: error: unknown quantity kind 'speedpu'; did you mean 'speedup'? known: count, crossover, direction, "
                           "peak_fraction, ratio, roofline_share, speedup")
     broken = c.run(sys.executable, "-m", "nbgrader", "generate_assignment", LESSON, ok=False)
     assert broken.returncode != 0
