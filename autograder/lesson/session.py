@@ -27,7 +27,6 @@ from ..spec import LessonSpec, load_spec
 from ._mode import Mode, kernel_credit
 from ._output import show_text
 from .grading_mode import GradingMode
-from .student_mode import StudentMode
 from .validate_mode import ValidateMode
 
 __all__ = ["Lesson"]
@@ -40,6 +39,8 @@ def _mode_for(execution: str | None) -> type[Mode]:
         # `nbgrader validate` / the Validate button re-runs the saved notebook in a new kernel: it must
         # never commit, measure or change the student's ledger, only read it
         return ValidateMode
+    from .student_mode import StudentMode  # here: it measures (torch); grading and validating never do
+
     return StudentMode
 
 
