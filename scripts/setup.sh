@@ -16,4 +16,11 @@ if [ ! -f "$stamp" ]; then
   .venv/bin/python -c "import torch, nbgrader, pydantic, autograder" || { echo "setup failed"; exit 1; }
   touch "$stamp"
 fi
+# jsonschema (under nbformat: every nbgrader and Jupyter process) imports rfc3987_syntax, when installed, for
+# its "iri" string format, and that import compiles a grammar: ~2 s of CPU on every start. No schema in this
+# environment uses that format (nbformat's, nbgrader's, Jupyter's events); the autograder CLI already goes
+# without it in its own process (autograder/cli/__init__.py). This startup line does the same for the others.
+site=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+printf '%s\n' "import sys; sys.modules.setdefault('rfc3987_syntax', None)  # scripts/setup.sh: see there" \
+  > "$site/autograder_no_rfc3987.pth"
 echo "environment ready: $(.venv/bin/python -c 'import torch, nbgrader; print("torch", torch.__version__, "| nbgrader", nbgrader.__version__)')"

@@ -3,11 +3,13 @@
 # this). `bash scripts/test.sh -m "not slow"` (or `--fast`) runs only the fast tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+# each step's wall time on stderr (what CI time goes to before the tests)
+step() { local t=$SECONDS; "$@"; echo "test.sh: $* took $((SECONDS - t)) s" >&2; }
+step bash scripts/setup.sh
 export PATH="$PWD/.venv/bin:$PATH" TORCHINDUCTOR_CACHE_DIR="${TORCHINDUCTOR_CACHE_DIR:-$PWD/.cache/inductor}"
-ruff check autograder tests benchmarks
-mypy
-lint-imports --no-cache  # the layer contracts in pyproject.toml
+step ruff check autograder tests benchmarks
+step mypy
+step lint-imports --no-cache  # the layer contracts in pyproject.toml
 if [ "${1:-}" = "--fast" ]; then
   shift
   set -- -m "not slow" "$@"

@@ -35,7 +35,6 @@ from ..grading.reader import SubmissionReading
 from ..grading.references import ReferenceSet
 from ..grading.state import grade_reading, load_release, read_opened_notebook
 from ..grading.student_kernel import set_pool_size
-from ..kernels import on_turn_wait
 from ..records import ChainVerdict, SubmissionGrade
 from ..spec import LessonSpec
 from ..storage.autograded import autograded_path, parsed, write_autograded, write_timestamp
@@ -156,13 +155,16 @@ _STATE: dict[str, object] = {}
 
 
 def _init_worker(root: str, assignment: str, policy_json: str, autograded: bool = True, pool_size: int = 0) -> None:
-    # a submission waiting for its GPU turn (students' kernels, one at a time on a device) is not running
-    # out of its own time: its deadline stops meanwhile (a no-op outside a supervised worker)
-    on_turn_wait(pause_deadline)
     set_pool_size(pool_size)  # how many children of students' kernels this worker may start ahead
     course = Course.at(root)
     policy = GradingPolicy.model_validate_json(policy_json)
     spec = course.spec(assignment)
+    if spec.student_variant is not None:  # only a student's kernel is run (autograder.kernels imports torch)
+        from ..kernels import on_turn_wait
+
+        # a submission waiting for its GPU turn (students' kernels, one at a time on a device) is not running
+        # out of its own time: its deadline stops meanwhile (a no-op outside a supervised worker)
+        on_turn_wait(pause_deadline)
     _STATE.update(
         course=course,
         spec=spec,

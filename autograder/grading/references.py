@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 from pydantic import ValidationError
 
-from ..bench.fingerprint import device_key as key_of_name
 from ..bench.store import CANDIDATE_SUFFIX, ReferenceStore
 from ..errors import ReferenceNotFoundError
 from ..files.safe_read import open_in_folder
@@ -97,6 +96,9 @@ def claim_problem(key: object, name: object) -> tuple[str, str] | None:
             f"your notebook's measurements name the device {_shown(key)}, which cannot be a device the lesson "
             f"recorded: {why}"
         )
+    # imported here: fingerprint measures (torch), and reading a claim needs only its pure device_key
+    from ..bench.fingerprint import device_key as key_of_name
+
     if isinstance(name, str) and name and key != "cpu" and key_of_name(name, "cuda") != key:
         return "device_claim_mismatch", (
             f"your notebook's measurements name the device key {key!r} with the device {_shown(name)}, whose key "

@@ -21,16 +21,18 @@ import os
 import secrets
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..files.atomic import atomic_write
-from ..kernels import KernelResult, KernelTask, Limits, WarmStart
 from ..kinds import Measurements, kind_of
 from ..records import Case, Measurement, PredictionGrade, QuantityValue, ReferenceRun
 from ..spec import LessonSpec, StudentVariant
 from .policy import GradingPolicy
 from .reader import SubmissionReading, answer_sources
 from .references import ReferenceSet
+
+if TYPE_CHECKING:  # autograder.kernels imports torch (its in-process timer): imported where a kernel is run
+    from ..kernels import KernelResult, KernelTask, WarmStart
 
 __all__ = [
     "BLANK_REASON",
@@ -60,6 +62,8 @@ def kernel_results(refs: ReferenceSet) -> Path:
 def kernel_task(spec: LessonSpec, device: str, source: str, seed: int) -> KernelTask:
     """What :mod:`autograder.kernels` runs for one submission of ``spec``'s student variant on ``device``
     ("cuda" or "cpu"; the timed cases as that kind of device measures them, lesson.toml ``[devices]``)."""
+    from ..kernels import KernelTask
+
     sv = _variant(spec.for_device("cuda" if device == "cuda" else "cpu"))
     assert spec.folder is not None
     return KernelTask(
@@ -137,6 +141,8 @@ def cached_run(
     """``run(task)``, kept in ``folder`` under :func:`result_key`: the same submission graded again (by
     the other path, or after the batch was stopped) gets the same measurement and so the same grade. A
     sandbox failure or a timeout is not kept: the next run tries again."""
+    from ..kernels import KernelResult
+
     path = folder / f"{result_key(task)}.json" if folder is not None else None
     if path is not None and path.is_file():
         try:
@@ -165,6 +171,8 @@ def warm_start() -> WarmStart:
     child while the next student's child is started ahead. The one left waiting when the process ends is
     killed (at exit, and when a multiprocessing worker of the batch finishes; if this process is killed,
     bubblewrap's --die-with-parent or the closed pipe ends it)."""
+    from ..kernels import WarmStart
+
     warm: WarmStart | None = _WARM.get("runner")
     if warm is None or _WARM.get("pid") != os.getpid():
         # a worker of the batch's process pool keeps one child ahead: the pool's workers already start side
@@ -197,6 +205,8 @@ def _run_submission(task: KernelTask) -> KernelResult:
 
 
 def _blank(sv: StudentVariant) -> KernelResult:
+    from ..kernels import KernelResult
+
     return KernelResult(
         verdict="no_entry", family="blank", reason=BLANK_REASON.format(entry=sv.entry), cases=(), seconds=0.0
     )
@@ -215,6 +225,8 @@ def run_for(
     task = kernel_task(spec, device, source, secrets.randbits(31))
     deadline = policy.submission_deadline_s
     if deadline > 0:
+        from ..kernels import Limits
+
         task = task.model_copy(update={"limits": Limits(wall_s=min(Limits().wall_s, 0.75 * deadline))})
     folder = results_folder(results, spec, ref.device.key) if results is not None else None
     return cached_run(task, folder, _run_submission)

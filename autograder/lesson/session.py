@@ -28,7 +28,6 @@ from ._mode import Mode, kernel_credit
 from ._one_line import one_line_errors
 from ._output import show_text
 from .grading_mode import GradingMode
-from .student_mode import StudentMode
 from .validate_mode import ValidateMode
 
 __all__ = ["Lesson"]
@@ -41,6 +40,8 @@ def _mode_for(execution: str | None) -> type[Mode]:
         # `nbgrader validate` / the Validate button re-runs the saved notebook in a new kernel: it must
         # never commit, measure or change the student's ledger, only read it
         return ValidateMode
+    from .student_mode import StudentMode  # here: it measures (torch); grading and validating never do
+
     return StudentMode
 
 
