@@ -633,7 +633,7 @@ def grade_class(
         line = _indexed(index, store, assignment, s.student)
         if line is None:
             items.append((s.student, str(s.path)))
-        elif line.get("nb") is not None and line["nb"] == _stat(s.path) and (
+        elif _unchanged(line, _stat(s.path)) and (
             not autograded or os.path.isfile(autograded_path(course.root, s.student, assignment, spec.notebook))
         ):
             result.skipped.append(s.student)  # notebook and record untouched since indexed: nothing to read
@@ -656,6 +656,14 @@ def grade_class(
         summaries.update(shard_summaries or {})
     runner.merge(settings, spec, subs, gradebook, summaries, progress)
     return result
+
+
+def _unchanged(line: Mapping[str, Any], nb_stat: list[int] | None) -> bool:
+    """The notebook is as it was when its indexed record was made: the same stat, or still absent where the
+    record was made from no notebook at all (a folder without ASSIGNMENT.ipynb is not regraded every run)."""
+    if line.get("nb") is not None:
+        return bool(line["nb"] == nb_stat)
+    return nb_stat is None and "nb" in line and line.get("sha") is None and "unreadable" in line.get("flags", ())
 
 
 def collect(result: BatchResult, outcome: Outcome | Sequence[Any]) -> None:

@@ -2,21 +2,28 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import shutil
+import signal
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Literal
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
-from ..batch.fast import LocalRunner, Runner, grade_class
+from ..batch.fast import BatchResult, LocalRunner, Runner, grade_class
 from ..config import CourseSettings
 from ..course import Course
+from ..errors import AutograderError
 from ..grading.policy import GradingPolicy
 from ..records import SubmissionGrade
 from ..reports.report import graded_against, plot_calibration, references_for, write_csv
 from ..storage.records_store import RecordStore
 from ..tables import print_table
-from ._common import CourseOpt, console, course_at, friendly_errors
+from ._common import CourseOpt, console, course_at, err_console, friendly_errors
 from ._views import course_table, print_student, summary_table
 
 #: the model's one default, shown in --help
@@ -90,12 +97,15 @@ def grade(
         # start-up speed: imported when the command runs, not when the CLI starts (see cli/__init__)
         from ..scaleout.slurm import SlurmRunner
 
+        _require_slurm()
         runner = SlurmRunner(settings.slurm, c)
     else:
         runner = LocalRunner(workers)
+    _require_submissions(c, assignment, student, settings.db_url if gradebook else None)
+    _require_writable(c.records / assignment)
     with Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
-    ) as bar:
+    ) as bar, _operator_errors(assignment, executor):
         tasks: dict[str, TaskID] = {}
 
         def progress(stage: str, done: int, total: int) -> None:
@@ -113,6 +123,7 @@ def grade(
     )
     for s, why in result.failed.items():
         console.print(f"[red]failed[/] {s}: {why}")
+    _print_unread(c, assignment, result)
     if autograded and result.graded:
         console.print(
             f"autograded/ now holds these submissions: `nbgrader autograde {assignment}` skips them (it logs "
@@ -131,6 +142,109 @@ def grade(
         console.print(f"nothing changed; `autograder report {assignment}` summarizes the class")
     if result.failed:
         raise typer.Exit(1)
+
+
+def _require_slurm() -> None:
+    """``--executor slurm`` on a machine without Slurm's commands: one line, not submitit's traceback."""
+    missing = [cmd for cmd in ("sbatch", "srun", "sacct") if shutil.which(cmd) is None]
+    if missing:
+        raise AutograderError(
+            f"--executor slurm needs Slurm's commands on PATH, and {', '.join(missing)} "
+            f"{'is' if len(missing) == 1 else 'are'} not there: run it on the cluster's login node (or `module "
+            "load slurm`), or grade on this machine with --executor local"
+        )
+
+
+def _require_submissions(c: Course, assignment: str, students: list[str] | None, db_url: str | None) -> None:
+    """No submission to grade is a mistake an operator makes (the wrong course folder, nothing collected
+    yet), not a run that "changed nothing". A missing gradebook is said first: it comes before any submission."""
+    folder = c.submitted
+    if students:
+        absent = [s for s in students if not (folder / s / assignment).is_dir()]
+        if absent:
+            raise AutograderError(
+                f"no submission of {assignment} for {', '.join(absent)} under {folder} (--student names a folder "
+                f"submitted/STUDENT/{assignment}/)"
+            )
+    elif not folder.is_dir() or not any((p / assignment).is_dir() for p in folder.iterdir()):
+        if db_url is not None:
+            # start-up speed: imported when the command runs, not when the CLI starts (see cli/__init__)
+            from ..storage.gradebook_sync import require_assignment
+
+            require_assignment(db_url, assignment)
+        raise AutograderError(
+            f"no submissions of {assignment} under {folder} (submitted/STUDENT/{assignment}/"
+            f"{c.spec(assignment).notebook}): collect them first (`nbgrader collect {assignment}` or `nbgrader "
+            f"zip_collect {assignment}`), or write a synthetic class with `autograder sample {assignment}`"
+        )
+
+
+def _require_writable(folder: Path) -> None:
+    """Records are written one by one as submissions are graded: a folder the grader cannot write fails
+    every submission with the same OSError, so it is one line before any grading starts."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise AutograderError(
+            f"cannot write the records under {folder} ({exc.strerror or exc}): the grader writes one file per "
+            "student there; fix the folder's permissions (or mount) for this user and run again"
+        ) from None
+
+
+@contextlib.contextmanager
+def _operator_errors(assignment: str, executor: str) -> Iterator[None]:
+    """An interrupted run says what it kept and how to resume; sbatch refusing a job is one line."""
+    here = os.getpid()
+
+    def _term(signum: int, frame: object) -> None:
+        if os.getpid() != here:  # a forked grading worker keeps the default behaviour
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+        raise KeyboardInterrupt
+
+    before = signal.signal(signal.SIGTERM, _term)
+    try:
+        yield
+    except KeyboardInterrupt:
+        jobs = (
+            "; jobs it submitted may still be running in Slurm (`squeue --me`): let them finish, or `scancel` "
+            "them" if executor == "slurm" else ""
+        )
+        err_console.print(
+            f"interrupted: every record written so far is kept{jobs}. Run the same command again to resume: "
+            f"what is already graded is skipped (`autograder grade {assignment}` prints what it graded)",
+            highlight=False, soft_wrap=True,
+        )
+        raise typer.Exit(130) from None
+    except Exception as exc:
+        if type(exc).__name__ not in ("FailedJobError", "FailedSubmissionError"):  # submitit's: sbatch said no
+            raise
+        said = " ".join(ln.strip() for ln in str(exc).splitlines() if ln.strip())
+        raise AutograderError(
+            f"Slurm refused the job: {said} (c.SlurmGrading.partition, account and extra in nbgrader_config.py; "
+            "`sinfo -s` lists the partitions, docs/slurm.md)"
+        ) from None
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
+def _print_unread(c: Course, assignment: str, result: BatchResult) -> None:
+    """One line per submission graded just now that could not be read: what its record says, and the other
+    notebooks in its folder when the one nbgrader expects is not there (a renamed copy)."""
+    graded = set(result.graded)
+    if not graded:
+        return
+    notebook = c.spec(assignment).notebook
+    for r in result.records:
+        if r.student not in graded or "unreadable" not in r.flags:
+            continue
+        folder = c.submitted / r.student / assignment
+        others = sorted(p.name for p in folder.glob("*.ipynb") if p.name != notebook) if folder.is_dir() else []
+        hint = f"; the folder holds {', '.join(others)}: rename the one to grade to {notebook}" if others else ""
+        console.print(f"not read: {r.student}: {'; '.join(r.errors) or 'unreadable'}{hint}",
+                      highlight=False, markup=False, soft_wrap=True)
 
 
 def _print_summary(records: list) -> None:  # type: ignore[type-arg]

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from ..bench.store import ReferenceStore
+from ..errors import AutograderError
 from ..sample.generate import generate_class
 from ._common import CourseOpt, console, course_at, friendly_errors
 
@@ -34,5 +35,10 @@ def sample(
     key = device
     ref = ReferenceStore(c.references).load(assignment, key)
     release = c.root / "release" / assignment / spec.notebook
+    if not release.is_file():
+        raise AutograderError(
+            f"no released notebook at {release}: run `nbgrader generate_assignment {assignment}` in the course "
+            "first (the sample class fills in the released notebook, as students do)"
+        )
     ids = generate_class(c.root, spec, ref, release, students, seed)
     console.print(f"{len(ids)} submissions written under {c.submitted} (around the {ref.device.name} reference)")

@@ -14,6 +14,7 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..batch.fast import BatchResult, ShardResult, ShardWork, Submission, Summaries, grade_class
@@ -70,7 +71,20 @@ def _why(job: Any) -> str:
         return "unknown failure"
     lines = [ln.strip() for ln in f"{type(exc).__name__}: {exc}".splitlines() if ln.strip()]
     errors = [ln for ln in lines if re.match(r"^[\w.]*(Error|Exception|Interrupt)\b", ln)]
-    return (errors[-1] if errors else lines[0])[:300]
+    why = (errors[-1] if errors else lines[0])[:300]
+    if type(exc).__name__ == "UncompletedJobError" and not _exists(getattr(job.paths, "stderr", None)):
+        why += (
+            "; the job wrote no log: is the course folder (and SlurmGrading.folder) on storage every node mounts at "
+            "the same path? `sacct -j " + str(job.job_id) + "` shows what Slurm saw (docs/slurm.md, Shared storage)"
+        )
+    return why
+
+
+def _exists(path: Any) -> bool:
+    try:
+        return path is not None and Path(path).exists()
+    except OSError:
+        return False
 
 
 def _wait(job_list: Sequence[Any], poll_s: float, label: str, progress: Progress | None) -> None:
