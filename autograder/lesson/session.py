@@ -54,11 +54,11 @@ class Lesson:
     @classmethod
     def load(cls, folder: str | Path = ".") -> Lesson:
         f = Path(folder).resolve()
-        execution = os.environ.get("NBGRADER_EXECUTION")
-        if _mode_for(execution) is StudentMode:
+        mode = _mode_for(os.environ.get("NBGRADER_EXECUTION"))
+        if mode not in (GradingMode, ValidateMode):
             one_line_errors()  # a mistake the student can fix: one line in the notebook, not a traceback
         spec = load_spec(f)
-        return cls(_mode_for(execution)(spec, f))
+        return cls(mode(spec, f))
 
     @property
     def spec(self) -> LessonSpec:
