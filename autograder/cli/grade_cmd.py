@@ -157,7 +157,9 @@ def _require_slurm() -> None:
 
 def _require_submissions(c: Course, assignment: str, students: list[str] | None, db_url: str | None) -> None:
     """No submission to grade is a mistake an operator makes (the wrong course folder, nothing collected
-    yet), not a run that "changed nothing". A missing gradebook is said first: it comes before any submission."""
+    yet), not a run that "changed nothing". A lesson that is not in the course is said first, then a missing
+    gradebook: both come before any submission."""
+    notebook = c.spec(assignment).notebook  # raises "no lesson.toml for assignment ..." from a wrong folder
     folder = c.submitted
     if students:
         absent = [s for s in students if not (folder / s / assignment).is_dir()]
@@ -174,7 +176,7 @@ def _require_submissions(c: Course, assignment: str, students: list[str] | None,
             require_assignment(db_url, assignment)
         raise AutograderError(
             f"no submissions of {assignment} under {folder} (submitted/STUDENT/{assignment}/"
-            f"{c.spec(assignment).notebook}): collect them first (`nbgrader collect {assignment}` or `nbgrader "
+            f"{notebook}): collect them first (`nbgrader collect {assignment}` or `nbgrader "
             f"zip_collect {assignment}`), or write a synthetic class with `autograder sample {assignment}`"
         )
 
