@@ -120,6 +120,7 @@ LONG_FILES = (
     "tests/e2e/test_both_paths_agree.py",
     "tests/preprocessors/test_limited_execute.py",
     "tests/browser/test_course_journey.py",
+    "tests/browser/test_walk_student.py",
     "tests/preprocessors/test_sandbox.py",
     "tests/lessons/test_a_lesson_of_a_new_kind.py",
     "tests/authoring/test_laptop_walk.py",
@@ -132,6 +133,9 @@ LONG_FILES = (
     "tests/scaleout/test_slurm.py",
     "tests/authoring/test_course_outside_the_repository.py",
     "tests/lessons/test_06_fused_kernel.py",
+    "tests/browser/test_walk_instructor.py",
+    "tests/scaleout/test_operator_walk.py",
+    "tests/batch/test_operator_walk.py",
 )
 
 
