@@ -6,6 +6,7 @@ measures (a reference or a record is read from JSON), and each of these processe
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -37,9 +38,11 @@ def test_the_lesson_api_graded_or_validated_imports_no_torch(execution):
     assert {"autograde": "GradingMode", "validate": "ValidateMode"}[execution] in r.stdout
 
 
-def test_a_student_kernel_still_imports_torch():
-    """The student's own kernel measures: it loads torch (the test above would pass for a broken session)."""
+def test_a_student_kernel_still_imports_torch(tmp_path):
+    """The student's own kernel measures: it loads torch (the test above would pass for a broken session).
+    In a copy of the release: the student's mode writes its ledger beside the notebook."""
+    shutil.copytree(REPO / "release" / "04_fusion", tmp_path / "04_fusion")
     r = subprocess.run([sys.executable, "-c", "import sys\nfrom autograder.lesson import Lesson\n"
                         "L = Lesson.load()\nprint(type(L.mode).__name__, 'torch' in sys.modules)"],
-                       cwd=REPO / "release" / "04_fusion", capture_output=True, text=True, timeout=300)
+                       cwd=tmp_path / "04_fusion", capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and r.stdout.split()[-2:] == ["StudentMode", "True"], r.stderr
