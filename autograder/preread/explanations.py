@@ -10,7 +10,6 @@ Pure functions: text in, findings out.
 
 from __future__ import annotations
 
-
 import bisect
 import dataclasses
 import re

@@ -7,7 +7,6 @@ from autograder.preread.explanations import FORGIVING_FROM, SLIPS_PER_FACTS, sug
 from autograder.records import FoundNumber
 
 
-
 def _found(verdict: str, matches: str | None = None) -> FoundNumber:
     return FoundNumber(text="1", value=1.0, unit="", kind="ratio", about="x", span=(0, 1), verdict=verdict,
                        matches=matches)
