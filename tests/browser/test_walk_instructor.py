@@ -148,9 +148,11 @@ def test_quickstart_then_the_mistakes_a_newcomer_makes(course: Course) -> None:
     released = nbformat.read(str(c.root / "release" / LESSON / f"{LESSON}.ipynb"), as_version=4)
     assert any('None, because="",  # <- your prediction' in cell.source for cell in released.cells)
     # nothing collected yet: grading says so instead of "nothing changed"
-    empty = c.cli("grade", LESSON)
-    assert (f"no submissions of {LESSON} under {c.root / 'submitted'}: collect them first (formgrader's Collect, "
-            f"`nbgrader collect {LESSON}` or `nbgrader zip_collect {LESSON}`)") in said(empty)
+    empty = c.cli("grade", LESSON, ok=False)
+    assert empty.returncode == 2
+    assert said(empty) == (f"error: no submissions of {LESSON} under {c.root / 'submitted'} (submitted/STUDENT/"
+                           f"{LESSON}/{LESSON}.ipynb): collect them first (`nbgrader collect {LESSON}` or `nbgrader "
+                           f"zip_collect {LESSON}`), or write a synthetic class with `autograder sample {LESSON}`")
     done.add("generated")
 
 
