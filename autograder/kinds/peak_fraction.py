@@ -80,7 +80,7 @@ class PeakFractionKind(LogRatioScored, OneCaseKind):
             return None
         return QuantityValue(
             quantity=q.id,
-            value=round(frac, 4),
+            value=float(f"{frac:.4g}"),  # significant figures: a slow kernel's 0.00009 is not 0
             ratio=frac,
             log_spread=m.stats.log_half_iqr,
             method=q.method,
