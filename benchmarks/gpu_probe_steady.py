@@ -2,7 +2,7 @@
 probe of the same case (benchmarks/results/h200-2026-12-01d: two 1.3 µs adds, +6.6 % and +9.8 %, and the
 TF32 16384² multiply at SM 1,455 MHz, +7.3 %), and whether a harness change removes it.
 
-    python benchmarks/gpu_probe_steady.py OUT.jsonl        # on the GPU machine
+    python benchmarks/gpu_probe_steady.py OUT.jsonl [BA]   # on the GPU machine; which parts, in order
 
 A. Layouts: 03's smallest adds (fp32 and tf32 2^6, bf16 2^7) timed by eight independent ``gpu_time`` calls
    with the calls per sample the sweep used, with one capture per measurement (the old harness) and with
@@ -154,6 +154,7 @@ def part_b() -> None:
 if __name__ == "__main__":
     OUT = Path(sys.argv[1])
     OUT.parent.mkdir(parents=True, exist_ok=True)
+    parts = sys.argv[2] if len(sys.argv) > 2 else "BA"  # which parts, in order (e.g. "A")
     emit({"part": "env", "gpu": torch.cuda.get_device_name(DEV), "torch": torch.__version__, **nvml_state()})
-    part_b()
-    part_a()
+    for part in parts:
+        {"A": part_a, "B": part_b}[part]()

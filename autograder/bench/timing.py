@@ -325,8 +325,10 @@ def gpu_time(
         return [tuple(t.clone() if isinstance(t, torch.Tensor) else t for t in x) for _ in range(n)]
 
     graphs = []
+    held: list[list[Inputs]] = []  # a graph replays on the tensors it was captured with: each capture's stay alive
     for j in range(layouts):
         inputs = [x, *copies(nbuf - 1)] if j == 0 else copies(nbuf)
+        held.append(inputs)
         graphs.append(_capture(fn, inputs, k, device))
     torch.cuda.synchronize(device)
     start = torch.cuda.Event(enable_timing=True)

@@ -150,10 +150,12 @@ def child_spec(child_source: str, fd: int, base: Path, device: str, *, isolate: 
         layout = sandbox_layout(base / "nb", base / "out", python_roots(), as_root=bool(drop),
                                 scratch_bytes=1 << 30, gpu=device == "cuda", extra_ro=_package_paths())
         env = sandbox_env(dict(os.environ), python_bin) | _extra_env(device, "/tmp")
+        env.pop("PYTHONPATH", None)  # python -I ignores it; the task's sys_path says where the framework is
         return ChildSpec(layout.args + drop + py, env, True, uid)
     home = base / "home"
     home.mkdir(exist_ok=True)
     env = sandbox_env(dict(os.environ), python_bin) | _extra_env(device, str(home))
+    env.pop("PYTHONPATH", None)
     env.update(HOME=str(home), TMPDIR=str(home), TORCHINDUCTOR_CACHE_DIR=str(home / "torchinductor"),
                MPLCONFIGDIR=str(home / "matplotlib"))
     return ChildSpec(py, env, False, None)
