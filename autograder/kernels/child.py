@@ -13,7 +13,8 @@ answers each ``ready`` with ``go``.  The child:
    are refilled in place without a version bump) from the workload's source, then drops the workload;
 3. times a null function through the very same loop: the baseline of the parent's clock;
 4. execs the student's source in a fresh module, runs the entry on the check cases, times each case
-   (warm-up, L2 flush between calls on CUDA, a device-wide sync after each call) and saves a sample of
+   (warm-up, L2 flush between calls on CUDA, the device kept busy by a spin while each call is launched so
+   that its events time the device's work and not the launch, a device-wide sync after each call) and saves a sample of
    the outputs (check outputs, first, last, traps and random timed calls) as raw bytes to the scratch
    folder, with the seeds that made their inputs;
 5. says which timing functions were replaced, and ends with ``os._exit`` (no atexit of the student's).
@@ -35,6 +36,9 @@ from typing import Any
 #: a message line longer than this is a protocol violation (the parent stops reading the child)
 MAX_LINE = 1 << 20
 NULL_ENTRY = "__null__"
+#: device cycles spun before each timed call's start event on CUDA (about 200 µs at an H200's 1.98 GHz):
+#: longer than launching a call takes, shorter than anything worth timing
+SPIN_CYCLES = 400_000
 #: seconds a child started ahead waits for its task before it leaves by itself (the parent passes its own)
 IDLE_S = 600.0
 
@@ -125,6 +129,12 @@ class _Child:
         self.sync: Callable[[], None] = (lambda: torch.cuda.synchronize(self.device)) if self.cuda else (lambda: None)
         self.Event: Any = torch.cuda.Event if self.cuda else None
         self.current_stream: Any = torch.cuda.current_stream if self.cuda else None
+        # the device kept busy (a spin of SPIN_CYCLES) while this thread launches a timed call, so that the
+        # call's events time the device's work, not the host's launch of it (a Triton launch costs tens of
+        # µs: a 60 µs kernel timed from an idle device measured 40-60 % of the copy roofline, a CUDA graph of
+        # it 99 %); the parent's baseline loop spins the same, so its clock is unchanged
+        _sleep = torch.cuda._sleep if self.cuda else None
+        self.spin: Callable[[], None] = (lambda: _sleep(SPIN_CYCLES)) if _sleep is not None else (lambda: None)
         self.max_reserved: Any = torch.cuda.max_memory_reserved if self.cuda else None
         self.originals = self._timing_functions()
         self.threading = threading
@@ -279,6 +289,7 @@ def _time_case(child: _Child, fn: Callable[..., Any], warm: tuple[Any, ...], tim
         sync()
         if cuda:
             start, end = child.Event(enable_timing=True), child.Event(enable_timing=True)
+            child.spin()  # on the device before the start event: the launch below happens while it spins
             start.record()
             out = fn(*x)
             end.record()
