@@ -57,7 +57,8 @@ def on_turn_wait(listener: Callable[[bool], None] | None) -> None:
 
 class DeviceTurn:
     """One submission at a time on a device: an exclusive ``flock`` on a file named after the device (and
-    the GPUs this process may see), held from a child's first device call to its end. Children of a pool
+    the GPUs this process may see), held from a child's first device call to the end of the parent's
+    verification of its outputs (whose references are made on the device). Children of a pool
     start and import torch side by side; their GPU work, timed loops included, never overlaps. Waiting for
     the turn does not count against a submission's wall-time limit."""
 
@@ -114,6 +115,7 @@ class ChildRun:
     up_at: float | None = None  # when the child had imported torch (its perf_counter: CLOCK_MONOTONIC)
     boot_s: float | None = None  # spawn to up: the child's start (hidden when it was started ahead)
     task_at: float | None = None  # when its task was sent (the wall deadline starts there)
+    turn: DeviceTurn | None = None  # the device turn, still held after the child has gone (see _result)
 
     def first(self, t: str) -> dict[str, Any] | None:
         return next((m for m in self.messages if m["t"] == t), None)
@@ -360,6 +362,7 @@ def _serve(started: Started, task: KernelTask, plan: Timing,
         "turn": turn is not None,
     }
     line = child_mod.frame({"t": "task", **payload})
+    failed = False
     t_task = time.perf_counter()
     deadline = t_task + lim.wall_s
     try:
@@ -370,6 +373,9 @@ def _serve(started: Started, task: KernelTask, plan: Timing,
             threading.Thread(target=_send, args=(proc, line), daemon=True).start()
         run.task_at = t_task
         _watch(proc, started.msg_r, started.err_r, deadline, run, t_task, len(task.cases), turn, after_send)
+    except BaseException:
+        failed = True
+        raise
     finally:
         if run.timed_out or proc.poll() is None:
             if not run.timed_out:
@@ -378,8 +384,12 @@ def _serve(started: Started, task: KernelTask, plan: Timing,
                 except subprocess.TimeoutExpired:
                     run.timed_out = True
             _kill(proc)
-        if turn is not None:
-            turn.give()  # the child and everything it started are gone: the device is free
+        # the child and everything it started are gone; the turn is kept for the parent's verification,
+        # which makes its references on the device (:func:`_result` gives it back), unless nobody will verify
+        if turn is not None and failed:
+            turn.give()
+        else:
+            run.turn = turn
         run.returncode = proc.returncode
         if not run.stderr:
             try:
@@ -446,6 +456,7 @@ def _plan(task: KernelTask) -> Timing:
 def _result(task: KernelTask, started: Started, plan: Timing, t0: float,
             after_send: Callable[[], None] | None = None) -> KernelResult:
     """``task`` served by ``started``, checked and decided; the child and its folder are gone after."""
+    run: ChildRun | None = None
     try:
         run = _serve(started, task, plan, after_send)
         phases = _phases(run, t0)
@@ -453,9 +464,13 @@ def _result(task: KernelTask, started: Started, plan: Timing, t0: float,
         cases: tuple[CaseResult, ...] = ()
         if found is None:
             tv = time.perf_counter()
+            # under the device turn: the references are made on the device, and another child's timed
+            # loop must not share it with them
             found, cases = check_outputs(task, run, started.base / "out", plan)
             phases["verify"] = time.perf_counter() - tv
     finally:
+        if run is not None and run.turn is not None:
+            run.turn.give()
         started.discard()
     return KernelResult(verdict=found.verdict, family=found.family, reason=found.reason,  # type: ignore[arg-type]
                         cases=cases, seconds=time.perf_counter() - t0, phases=phases)

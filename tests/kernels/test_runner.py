@@ -163,6 +163,34 @@ def test_a_pool_on_one_device_takes_turns_and_waiting_costs_no_wall_time():
     assert busy > 1.0 and waits[0] < 0.5 < waits[1]  # one went first, the other waited for it
 
 
+def test_the_device_turn_covers_the_parent_s_verification_and_is_given_back(monkeypatch):
+    """The parent makes its references on the device (a GPU's generator): another child's timed loop must
+    not share the device with them, so the turn is held until the verification ends, then given back."""
+    from autograder.kernels import Limits, runner
+    from autograder.kernels.runner import DeviceTurn
+
+    real = runner.check_outputs
+    held_during: list[bool] = []
+
+    def probing(task, run, folder, plan):  # the real verification, with a look at the turn first
+        try:
+            DeviceTurn(task.device).take(timeout_s=0.05)
+        except TimeoutError:
+            held_during.append(True)
+        else:
+            held_during.append(False)
+        return real(task, run, folder, plan)
+
+    monkeypatch.setattr(runner, "check_outputs", probing)
+    task = make_task(source_of("correct_torch"), limits=Limits(wall_s=60.0, exclusive_device=True))
+    r = run_submission(task, isolate=False)
+    assert r.verdict == "ok", r.reason
+    assert held_during == [True]
+    after = DeviceTurn(task.device)
+    assert after.take(timeout_s=1.0) < 1.0  # given back
+    after.give()
+
+
 @pytest.mark.skipif(os.geteuid() != 0 or not bwrap_available(), reason="as root with bubblewrap: the child drops root")
 def test_children_alive_at_once_each_run_as_a_user_of_their_own() -> None:
     """RLIMIT_NPROC counts a user's threads machine-wide: under a pool on a GPU host, children that all ran
