@@ -138,6 +138,12 @@ def grade(
             f"`nbgrader collect {assignment}` or `nbgrader zip_collect {assignment}`)",
             highlight=False, soft_wrap=True,
         )
+    elif result.recovered:  # the records a stopped run wrote, merged only now
+        console.print(
+            f"nothing to grade: the {len(result.recovered)} records an interrupted run had written are merged now"
+            f"{' into the gradebook' if gradebook else ''}; `autograder report {assignment}` summarizes the class",
+            highlight=False,
+        )
     else:  # nothing changed: validating every record for the table would cost more than the whole run
         console.print(f"nothing changed; `autograder report {assignment}` summarizes the class")
     if result.failed:
