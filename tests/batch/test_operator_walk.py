@@ -6,6 +6,7 @@ nothing, one changed submission, and a run stopped halfway then resumed."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -130,3 +131,23 @@ def test_a_class_graded_rerun_changed_and_resumed(tmp_path, course_template):
     r = _cli(course, "report", "04_fusion")
     assert r.returncode == 0 and "submissions" in r.stdout and "42" in r.stdout, r.stdout + r.stderr
     assert (course / "reports" / "04_fusion" / "grades.csv").is_file()
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_grade_help_reads_cleanly(tmp_path, columns):
+    """What `autograder grade --help` shows: each paragraph wrapped at the terminal's width (no line broken
+    early, as the docstring's own line breaks left, and no stub of one word), no option's text cut off."""
+    env = {**os.environ, "COLUMNS": str(columns)}
+    r = subprocess.run([str(Path(sys.executable).parent / "autograder"), "grade", "--help"], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "…" not in r.stdout, r.stdout  # an option's help cut off at the column's edge
+    lines = r.stdout.splitlines()
+    prose = [ln.strip() for ln in lines[: next(i for i, ln in enumerate(lines) if ln.startswith("╭"))]]
+    paragraphs = [p.strip().splitlines() for p in "\n".join(prose).split("\n\n") if p.strip()]
+    assert paragraphs[0] == ["Usage: autograder grade [OPTIONS] {assignment}"]
+    assert len(paragraphs) == 3 and "without starting a kernel" in " ".join(paragraphs[1])
+    for para in paragraphs[1:]:
+        for line, following in itertools.pairwise(para):
+            # greedy wrapping: the next line's first word did not fit on this one
+            assert len(line) + 1 + len(following.split()[0]) > columns - 2, (line, following)
