@@ -76,6 +76,8 @@ class BatchResult:
     skipped: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
     students: list[str] = field(default_factory=list)
+    #: of ``skipped``: records an interrupted run wrote (its index line never written), merged by this run
+    recovered: list[str] = field(default_factory=list)
     store: RecordStore | None = None
     assignment: str = ""
     _records: list[SubmissionGrade] | None = field(default=None, repr=False)
@@ -560,7 +562,7 @@ def finalize(
             record = store.load(spec.id, s.student)
             if record is None:
                 continue
-            line = summarize(record, store.path(spec.id, s.student))
+            line = summarize(record, store.path(spec.id, s.student), _stat_if_graded(settings.course, spec, record))
         lines[s.student] = line
     # the cross-class check, on stand-ins of the only records it can change: those sharing a chain genesis
     # with another, and those flagged so before
@@ -629,15 +631,28 @@ def grade_class(
     result = BatchResult(students=[s.student for s in subs], store=store, assignment=assignment)
     items: list[Item] = []
     checked: Summaries = {}  # index lines verified just now: the merge need not stat those records again
+    by_index = 0  # of them, skipped by their index line alone
+
+    def has_autograded(student: str) -> bool:
+        return not autograded or os.path.isfile(autograded_path(course.root, student, assignment, spec.notebook))
+
     for s in subs:
         line = _indexed(index, store, assignment, s.student)
         if line is None:
-            items.append((s.student, str(s.path)))
-        elif _unchanged(line, _stat(s.path)) and (
-            not autograded or os.path.isfile(autograded_path(course.root, s.student, assignment, spec.notebook))
-        ):
+            nb_stat = _stat(s.path)  # before reading: a change while it is read shows next time
+            old = None if force else _recorded(course, spec, store, s.student)
+            if old is None:
+                items.append((s.student, str(s.path)))
+            elif has_autograded(s.student):  # graded by a run stopped before its merge: not sent out again
+                result.skipped.append(s.student)
+                result.recovered.append(s.student)
+                checked[s.student] = summarize(old, store.path(assignment, s.student), nb_stat)
+            else:
+                items.append((s.student, str(s.path), old.notebook_sha256))
+        elif _unchanged(line, _stat(s.path)) and has_autograded(s.student):
             result.skipped.append(s.student)  # notebook and record untouched since indexed: nothing to read
             checked[s.student] = line
+            by_index += 1
         else:
             items.append((s.student, str(s.path), line["sha"]))
     n_shards = runner.shard_count(len(items))
@@ -654,8 +669,38 @@ def grade_class(
         for outcome in shard_outcomes:
             collect(result, outcome)
         summaries.update(shard_summaries or {})
-    runner.merge(settings, spec, subs, gradebook, summaries, progress)
+    if not items and by_index == len(subs):
+        # nothing changed: the merge only compares the index with the gradebook (milliseconds), so it runs
+        # here, whatever the runner: a Slurm rerun submits no job
+        finalize(settings, spec, subs, gradebook, progress, summaries)
+    else:
+        runner.merge(settings, spec, subs, gradebook, summaries, progress)
     return result
+
+
+def _stat_if_graded(course: Course, spec: LessonSpec, record: SubmissionGrade) -> list[int] | None:
+    """The notebook's stat when the record was made from it as it is now (its hash, read after the stat), else
+    None: the merge of shards that ran elsewhere (Slurm) indexes what it did not grade itself, and the next run
+    skips those submissions by their stat instead of sending them out again."""
+    nb_stat = _stat(course.submitted / record.student / spec.id / spec.notebook)
+    opened = open_submission(course.root, record.student, spec.id, spec.notebook)
+    if nb_stat is None or opened.data is None or record.notebook_sha256 != hashlib.sha256(opened.data).hexdigest():
+        return None
+    return nb_stat
+
+
+def _recorded(course: Course, spec: LessonSpec, store: RecordStore, student: str) -> SubmissionGrade | None:
+    """The student's record when it was made from the notebook as it is now (its hash), though the batch
+    index has no line for it: what a run stopped before its merge leaves (Ctrl-C, or a Slurm run whose
+    shards finished after it). One stat when there is no record, the usual first run."""
+    if not os.path.isfile(store.path(spec.id, student)):
+        return None
+    opened = open_submission(course.root, student, spec.id, spec.notebook)  # as a shard reads it
+    if opened.data is None:
+        return None
+    record = store.load(spec.id, student)
+    sha = hashlib.sha256(opened.data).hexdigest()
+    return record if record is not None and record.notebook_sha256 == sha else None
 
 
 def _unchanged(line: Mapping[str, Any], nb_stat: list[int] | None) -> bool:

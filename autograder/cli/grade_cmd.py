@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import inspect
 import os
 import shutil
 import signal
@@ -42,13 +43,13 @@ def grade(
     gradebook: Annotated[bool, typer.Option(help="Write scores and comments into nbgrader's gradebook.")] = True,
     autograded: Annotated[
         bool,
-        typer.Option(help="Write autograded/STUDENT/ASSIGNMENT/*.ipynb for formgrader and generate_feedback."),
+        typer.Option(help="Write each submission's autograded notebook, which formgrader and generate_feedback open."),
     ] = True,
     deadline: Annotated[
         float | None,
         typer.Option(
             help="Seconds per submission before its grading is stopped and recorded as grading_timeout "
-            f"(default: c.LessonGrading.submission_deadline, {_DEADLINE:g}; 0: none)."
+            f"(default: the course's submission_deadline in nbgrader_config.py, {_DEADLINE:g}; 0: none)."
         ),
     ] = None,
     executor: Annotated[
@@ -138,10 +139,25 @@ def grade(
             f"`nbgrader collect {assignment}` or `nbgrader zip_collect {assignment}`)",
             highlight=False, soft_wrap=True,
         )
+    elif result.recovered:  # the records a stopped run wrote, merged only now
+        console.print(
+            f"nothing to grade: the {len(result.recovered)} records an interrupted run had written are merged now"
+            f"{' into the gradebook' if gradebook else ''}; `autograder report {assignment}` summarizes the class",
+            highlight=False,
+        )
     else:  # nothing changed: validating every record for the table would cost more than the whole run
         console.print(f"nothing changed; `autograder report {assignment}` summarizes the class")
     if result.failed:
         raise typer.Exit(1)
+
+
+def _paragraphs(doc: str | None) -> str:
+    """A docstring as --help shows it: each paragraph one line, for the terminal to wrap at its own width
+    (typer keeps the source's line breaks, and a line longer than the terminal leaves a ragged stub)."""
+    return "\n\n".join(" ".join(p.split()) for p in inspect.cleandoc(doc or "").split("\n\n"))
+
+
+grade.__doc__ = _paragraphs(grade.__doc__)
 
 
 def _require_slurm() -> None:
@@ -314,6 +330,9 @@ def report(
     refs = references_for(records, ReferenceStore(c.references), assignment)
     drawn = plot_calibration(records, plot or out / "calibration.png", c.spec(assignment), refs)
     console.print(f"calibration plot: {drawn}")
+
+
+report.__doc__ = _paragraphs(report.__doc__)
 
 
 def _manual_marks(c: Course, r: SubmissionGrade) -> dict[str, tuple[float | None, str | None]]:

@@ -16,13 +16,10 @@ failed fails at once. Screenshots of the key views are kept under the module's t
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import subprocess
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import nbformat
@@ -31,11 +28,27 @@ import pytest
 from autograder.config import CourseSettings
 from autograder.sample.fill import fill_predictions
 from autograder.storage.records_store import RecordStore
-from tests.browser.conftest import COURSE_ID, Classroom
+from tests.browser.conftest import (
+    COURSE_ID,
+    Classroom,
+    Released,
+    fetch_and_open,
+    formgrader_action,
+    open_lab,
+    run_all,
+    run_cell,
+    run_selected,
+    save,
+    select_cell,
+    shot,
+    squash,
+    submit,
+    write_cell,
+)
 
 pytestmark = pytest.mark.slow
 
-NOTEBOOK = "04_fusion/04_fusion.ipynb"
+FUSION = Released("04_fusion")
 # released cell index -> what the student writes there
 ALICE_PREDICTIONS = {
     "predict_headline": (
@@ -65,7 +78,7 @@ BOB_ANSWERS = {
 }
 MANUAL_SCORE = "2.5"
 MANUAL_COMMENT = "Right bytes and launches; now say why the two timing methods disagree."
-README_SHOTS = ("student-notebook.png", "formgrader-grading.png", "feedback.png")
+README_SHOTS = {n: n for n in ("student-notebook.png", "formgrader-grading.png", "feedback.png")}
 
 done: set[str] = set()
 
@@ -74,10 +87,6 @@ def needs(*steps: str) -> None:
     missing = [s for s in steps if s not in done]
     if missing:
         pytest.fail(f"an earlier step did not pass: {', '.join(missing)}")
-
-
-def squash(text: str) -> str:
-    return " ".join(text.split())
 
 
 # --- the browser side ----------------------------------------------------------------------------------
@@ -104,155 +113,10 @@ def screenshots_on_failure(request, classroom, pages):
                 pass
 
 
-def shot(classroom: Classroom, page: Any, name: str, **kw: Any) -> Path:
-    path = classroom.artifacts / name
-    page.screenshot(path=str(path), **kw)
-    target = os.environ.get("AUTOGRADER_SCREENSHOTS")
-    if target and name in README_SHOTS:
-        Path(target).mkdir(parents=True, exist_ok=True)
-        shutil.copy2(path, Path(target) / name)
-    return path
-
-
-def formgrader_action(page: Any, column: str) -> str:
-    """Click 04_fusion's icon in a column of formgrader's Manage Assignments table; returns the log shown."""
-    row = page.locator("tr", has=page.locator("td.name", has_text="04_fusion"))
-    row.locator(f"td.{column} a").click()
-    modal = page.locator("#success-modal, #error-modal").first
-    modal.wait_for(state="visible", timeout=120_000)
-    text = modal.inner_text()
-    assert modal.get_attribute("id") == "success-modal", text
-    modal.locator(".modal-footer button").first.click()
-    modal.wait_for(state="detached")
-    return text
-
-
-def open_lab(page: Any, server: Any) -> None:
-    page.goto(server.at("/lab"))
-    page.locator("#jp-main-dock-panel").wait_for()
-    page.get_by_text("Nbgrader", exact=True).click()
-    page.locator(".lm-Menu-itemLabel", has_text="Assignment List").click()
-    page.locator("#released_assignments_list, #fetched_assignments_list").first.wait_for()
-
-
-def fetch_and_open(page: Any, server: Any) -> Any:
-    """In the Assignments panel: Fetch 04_fusion, open its notebook; returns the notebook's cells."""
-    page.locator("#released_assignments_list .list_item", has_text="04_fusion").get_by_role(
-        "button", name="Fetch").click()
-    fetched = page.locator("#fetched_assignments_list .list_item", has_text="04_fusion").first
-    fetched.wait_for()
-    assert (server.root / NOTEBOOK).exists(), "Fetch did not put the notebook in the student's home"
-    fetched.locator("a.assignment-notebooks-link").click()
-    page.locator("#nbgrader-gpu-lessons-04_fusion .nested_list_item a", has_text="04_fusion").click()
-    cells = page.locator(".jp-NotebookPanel:visible .jp-Notebook .jp-Cell")
-    page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for(timeout=90_000)
-    until(lambda: cells.count() == len(released_cells()), 30, "the notebook's cells did not all appear")
-    return cells
-
-
-def until(check: Any, timeout_s: float, why: str) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not check():
-        assert time.monotonic() < deadline, why
-        time.sleep(0.2)
-
-
-def released_cells() -> list[Any]:
-    return nbformat.read(str(Path(__file__).resolve().parents[2] / "release" / NOTEBOOK), as_version=4).cells
-
-
-def cell_index(grade_id: str) -> int:
-    return next(i for i, c in enumerate(released_cells())
-                if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id)
-
-
 def predict_cell(quantity: str) -> str:
     """The grade_id of the cell where a quantity is predicted."""
-    return next(c.metadata["nbgrader"]["grade_id"] for c in released_cells()
+    return next(c.metadata["nbgrader"]["grade_id"] for c in FUSION.cells()
                 if c.cell_type == "code" and f'"{quantity}"' in c.source and "predict" in c.source)
-
-
-def write_cell(page: Any, cells: Any, grade_id: str, text: str) -> None:
-    """Replace a cell's text as a student does: into the editor, select all, type (inserted as typed)."""
-    cell = cells.nth(cell_index(grade_id))
-    if "jp-MarkdownCell" in (cell.get_attribute("class") or ""):
-        cell.dblclick()  # a rendered Markdown cell opens its editor on double click
-    cell.locator(".cm-content").click()
-    page.keyboard.press("Control+a")
-    page.keyboard.insert_text(text)
-    page.keyboard.press("Escape")
-
-
-def select_cell(page: Any, cells: Any, i: int) -> None:
-    """Select cell i in command mode (a click on its prompt, as a student clicks beside a cell)."""
-    cells.nth(i).locator(".jp-InputPrompt").click()
-    page.keyboard.press("Escape")
-
-
-def run_selected(page: Any, cell: Any, timeout_s: float = 180) -> str:
-    """Shift+Enter on the selected cell (the selection moves on to the next one); waits until a code cell
-    has run (a new execution count); returns its output text."""
-    code = "jp-CodeCell" in (cell.get_attribute("class") or "")
-    prompt = cell.locator(".jp-InputPrompt")
-    before = prompt.inner_text().strip() if code else ""
-    page.keyboard.press("Shift+Enter")
-    if not code:
-        return ""
-
-    def finished() -> bool:
-        now = prompt.inner_text().strip()
-        return bool(re.fullmatch(r"\[\d+\]:", now)) and now != before
-
-    until(finished, timeout_s, "the cell did not finish")
-    return cell.locator(".jp-OutputArea").inner_text()
-
-
-def run_cell(page: Any, cells: Any, i: int) -> str:
-    select_cell(page, cells, i)
-    return run_selected(page, cells.nth(i))
-
-
-def run_all(page: Any, cells: Any) -> None:
-    """Run > Run All Cells, once the kernel is idle; clicked again if nothing started within 20 s (a
-    notebook just opened can drop the first request while its kernel connects)."""
-    page.locator(".jp-StatusBar-TextItem", has_text=re.compile(r"\| Idle")).first.wait_for(timeout=90_000)
-    prompts = page.locator(".jp-NotebookPanel:visible .jp-CodeCell .jp-InputPrompt")
-    for _ in range(3):
-        select_cell(page, cells, 0)
-        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-        page.locator(".lm-Menu-item:visible", has_text=re.compile(r"^Run All Cells")).click()
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            if any(re.fullmatch(r"\[[\d*]+\]:", t.strip()) for t in prompts.all_inner_texts()):
-                wait_all_run(page)
-                return
-            time.sleep(0.3)
-    raise AssertionError("Run All Cells did not start")
-
-
-def wait_all_run(page: Any, timeout_s: float = 300) -> None:
-    """Until every code cell of the notebook has an execution count (Run All has reached the end)."""
-    prompts = page.locator(".jp-NotebookPanel:visible .jp-CodeCell .jp-InputPrompt")
-    until(lambda: all(re.fullmatch(r"\[\d+\]:", t.strip()) for t in prompts.all_inner_texts()), timeout_s,
-          "Run All did not reach the end of the notebook")
-
-
-def save(page: Any, server: Any) -> dict[str, Any]:
-    page.keyboard.press("Escape")
-    page.keyboard.press("Control+s")
-    tab = page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab.jp-mod-current")
-    deadline = time.monotonic() + 30
-    while "jp-mod-dirty" in (tab.get_attribute("class") or ""):
-        assert time.monotonic() < deadline, "the notebook was not saved"
-        time.sleep(0.2)
-    return nbformat.read(str(server.root / NOTEBOOK), as_version=4)
-
-
-def submit(page: Any) -> None:
-    page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab", has_text="Assignments").click()
-    page.locator("#fetched_assignments_list .list_item", has_text="04_fusion").first.get_by_role(
-        "button", name="Submit").click()
-    page.locator("#submitted_assignments_list .list_item", has_text="04_fusion").first.wait_for()
 
 
 def outputs(nb: Any, grade_id: str) -> str:
@@ -265,7 +129,7 @@ def test_instructor_releases_from_formgrader(classroom, pages):
     page = pages["instructor"]
     page.goto(classroom.instructor.at("/formgrader"))
     page.locator("td.name", has_text="04_fusion").wait_for()
-    formgrader_action(page, "release")
+    formgrader_action(page, "04_fusion", "release")
     assert (classroom.exchange / COURSE_ID / "outbound" / "04_fusion" / "04_fusion.ipynb").exists()
     done.add("released")
 
@@ -274,23 +138,23 @@ def test_alice_fetches_predicts_runs_in_order_validates_and_submits(classroom, p
     needs("released")
     page, server = pages["alice"], classroom.students["alice"]
     open_lab(page, server)
-    cells = fetch_and_open(page, server)
+    cells = fetch_and_open(page, server, FUSION)
     for gid, text in ALICE_PREDICTIONS.items():
-        write_cell(page, cells, gid, text)
+        write_cell(page, cells, FUSION.index(gid), text)
     for gid, text in ALICE_EXPLANATIONS.items():
-        write_cell(page, cells, gid, text)
+        write_cell(page, cells, FUSION.index(gid), text)
     shown = {}
     select_cell(page, cells, 0)
-    for i, cell in enumerate(released_cells()):  # the notebook's order: Shift+Enter from the top
+    for i, cell in enumerate(FUSION.cells()):  # the notebook's order: Shift+Enter from the top
         out = run_selected(page, cells.nth(i))
         shown[cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", i)] = squash(out)
     assert "✔ committed #1: fused speedup (gpu_time, fp16, 2^24) = 3.6×" in shown["predict_headline"]
     assert "wall_per_call" in shown["measure_headline"] and "gpu_time" in shown["measure_headline"]
     assert "✋" not in shown["measure_headline"] and "✋" not in shown["measure_sweep"]
     assert "4/4 predictions committed and valid" in shown["status"]
-    cells.nth(cell_index("predict_headline")).evaluate("e => e.scrollIntoView({block: 'start'})")
-    shot(classroom, page, "student-notebook.png")
-    nb = save(page, server)
+    cells.nth(FUSION.index("predict_headline")).evaluate("e => e.scrollIntoView({block: 'start'})")
+    shot(classroom.artifacts, page, "student-notebook.png", README_SHOTS)
+    nb = save(page, server, FUSION)
     assert "committed #1" in outputs(nb, "predict_headline")
     assert ALICE_EXPLANATIONS["explain_sweep"] in next(
         c.source for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "explain_sweep")
@@ -300,11 +164,11 @@ def test_alice_fetches_predicts_runs_in_order_validates_and_submits(classroom, p
     dialog = page.locator(".jp-Dialog")
     dialog.wait_for(timeout=180_000)
     verdict = squash(dialog.inner_text())
-    shot(classroom, page, "student-validate.png")
+    shot(classroom.artifacts, page, "student-validate.png", README_SHOTS)
     assert "Success" in verdict or "passes" in verdict, verdict
     dialog.get_by_role("button").last.click()
     assert (server.root / "04_fusion" / ".04_fusion.ledger.json").read_bytes() == ledger
-    submit(page)
+    submit(page, "04_fusion")
     inbound = list((classroom.exchange / COURSE_ID / "inbound").glob("alice+04_fusion+*"))
     assert len(inbound) == 1 and (inbound[0] / "04_fusion.ipynb").exists()
     done.add("alice")
@@ -314,9 +178,9 @@ def test_bob_runs_all_first_is_told_what_to_do_then_predicts_and_submits(classro
     needs("released")
     page, server = pages["bob"], classroom.students["bob"]
     open_lab(page, server)
-    cells = fetch_and_open(page, server)
+    cells = fetch_and_open(page, server, FUSION)
     run_all(page, cells)
-    measure = cells.nth(cell_index("measure_headline"))
+    measure = cells.nth(FUSION.index("measure_headline"))
     refused = squash(measure.locator(".jp-OutputArea").inner_text())
     named = re.search(r"✋ not measured yet: this would reveal (.+?), which you have not predicted", refused)
     assert named, refused
@@ -324,29 +188,29 @@ def test_bob_runs_all_first_is_told_what_to_do_then_predicts_and_submits(classro
     assert {"gpu_speedup@fp16,2^24", "fp32_vs_fp16@2^24"} <= set(quantities)
     assert "then run this cell again" in refused
     assert "method" not in refused  # no timing shown before a prediction
-    status = squash(cells.nth(cell_index("status")).locator(".jp-OutputArea").inner_text())
+    status = squash(cells.nth(FUSION.index("status")).locator(".jp-OutputArea").inner_text())
     assert "0/4 predictions committed" in status
-    shot(classroom, page, "student-run-all-refused.png")
+    shot(classroom.artifacts, page, "student-run-all-refused.png", README_SHOTS)
     # what the message says: commit the predictions it names, then run the measurement again (until it
     # measures: on a CPU the fp32 question is measured in float16 too, and is named once the others are in)
     committed: list[str] = []
     for _ in range(3):
-        for gid in sorted({predict_cell(q) for q in quantities}, key=cell_index):
-            src = nbformat.v4.new_code_cell(released_cells()[cell_index(gid)].source)
+        for gid in sorted({predict_cell(q) for q in quantities}, key=FUSION.index):
+            src = nbformat.v4.new_code_cell(FUSION.cells()[FUSION.index(gid)].source)
             mine = [q for q in BOB_ANSWERS if predict_cell(q) == gid and (q in quantities or q in committed)]
             assert fill_predictions({"cells": [src]}, {q: BOB_ANSWERS[q] for q in mine}) == []
-            write_cell(page, cells, gid, src.source)
-            assert "✔ committed" in run_cell(page, cells, cell_index(gid))
+            write_cell(page, cells, FUSION.index(gid), src.source)
+            assert "✔ committed" in run_cell(page, cells, FUSION.index(gid))
         committed += quantities
-        table = squash(run_cell(page, cells, cell_index("measure_headline")))
+        table = squash(run_cell(page, cells, FUSION.index("measure_headline")))
         named = re.search(r"✋ not measured yet: this would reveal (.+?), which you have not predicted", table)
         if named is None:
             break
         quantities = named.group(1).split(", ")
     assert "wall_per_call" in table and "gpu_time" in table and "✋" not in table, table
-    nb = save(page, server)
+    nb = save(page, server, FUSION)
     assert "measured gpu_speedup@fp16,2^24" in outputs(nb, "measure_headline")
-    submit(page)
+    submit(page, "04_fusion")
     assert list((classroom.exchange / COURSE_ID / "inbound").glob("bob+04_fusion+*"))
     done.add("bob")
 
@@ -356,7 +220,7 @@ def test_instructor_collects_and_grades(classroom, pages):
     page = pages["instructor"]
     page.goto(classroom.instructor.at("/formgrader"))
     page.locator("td.name", has_text="04_fusion").wait_for()
-    formgrader_action(page, "collect")
+    formgrader_action(page, "04_fusion", "collect")
     for student in ("alice", "bob"):
         assert (classroom.course / "submitted" / student / "04_fusion" / "04_fusion.ipynb").exists()
     proc = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", "04_fusion"], cwd=classroom.course,
@@ -426,7 +290,7 @@ def test_instructor_reads_reasons_and_preread_in_formgrader_and_grades_by_hand(c
     assert saved[2] == alice.explanations[0].comment  # the pre-read is still the automatic comment
     note.scroll_into_view_if_needed()
     page.mouse.wheel(0, -260)
-    shot(classroom, page, "formgrader-grading.png")
+    shot(classroom.artifacts, page, "formgrader-grading.png", README_SHOTS)
     done.add("hand-graded")
 
 
@@ -436,7 +300,7 @@ def test_feedback_shows_reasons_preread_and_the_instructors_comment(classroom, p
     alice = RecordStore(classroom.course / "records").load("04_fusion", "alice")
     page.goto(classroom.instructor.at("/formgrader"))
     page.locator("td.name", has_text="04_fusion").wait_for()
-    formgrader_action(page, "generate-feedback")
+    formgrader_action(page, "04_fusion", "generate-feedback")
     html = classroom.course / "feedback" / "alice" / "04_fusion" / "04_fusion.html"
     assert html.exists()
     page.goto(html.as_uri())
@@ -454,4 +318,4 @@ def test_feedback_shows_reasons_preread_and_the_instructors_comment(classroom, p
     assert not wide, f"feedback boxes that scroll sideways: {wide}"
     footer.scroll_into_view_if_needed()
     page.mouse.wheel(0, -300)
-    shot(classroom, page, "feedback.png")
+    shot(classroom.artifacts, page, "feedback.png", README_SHOTS)

@@ -23,8 +23,7 @@ from typing import Any
 import nbformat
 import pytest
 
-from tests.browser.conftest import COURSE_ID, LabServer, student_config
-from tests.browser.test_walk_student import squash
+from tests.browser.conftest import COURSE_ID, LabServer, formgrader_action, squash, student_config
 
 pytestmark = pytest.mark.slow
 
@@ -156,19 +155,6 @@ def test_quickstart_then_the_mistakes_a_newcomer_makes(course: Course) -> None:
     done.add("generated")
 
 
-def formgrader_action(page: Any, column: str) -> str:
-    """Click the lesson's icon in a column of formgrader's Manage Assignments table; the log it shows."""
-    row = page.locator("tr", has=page.locator("td.name", has_text=LESSON))
-    row.locator(f"td.{column} a").click()
-    modal = page.locator("#success-modal, #error-modal").first
-    modal.wait_for(state="visible", timeout=120_000)
-    text = modal.inner_text()
-    assert modal.get_attribute("id") == "success-modal", text
-    modal.locator(".modal-footer button").first.click()
-    modal.wait_for(state="detached")
-    return text
-
-
 def student_submits(c: Course) -> None:
     """A careful student fetches, answers and submits through the exchange (nbgrader's own commands, in the
     student's home); the notebook is what `autograder sample` writes for a careful student."""
@@ -215,12 +201,12 @@ def test_release_collect_grade_then_read_the_submission_and_the_feedback(course:
         # formgrader, as README's "What an instructor sees" says: the lesson listed, released from there
         page.goto(c.instructor.at("/formgrader"))
         page.locator("td.name", has_text=LESSON).wait_for()
-        formgrader_action(page, "release")
+        formgrader_action(page, LESSON, "release")
         assert (c.exchange / COURSE_ID / "outbound" / LESSON / f"{LESSON}.ipynb").is_file()
         student_submits(c)
         page.reload()
         page.locator("td.name", has_text=LESSON).wait_for()
-        formgrader_action(page, "collect")
+        formgrader_action(page, LESSON, "collect")
         assert (c.root / "submitted" / STUDENT / LESSON / f"{LESSON}.ipynb").is_file()
         graded = said(c.run(sys.executable, "-m", "autograder", "grade", LESSON))
         assert "graded 1, unchanged 0, failed 0" in graded, graded
@@ -250,7 +236,7 @@ def test_release_collect_grade_then_read_the_submission_and_the_feedback(course:
         # the feedback the student gets: the score, each reason, the pre-read
         page.goto(c.instructor.at("/formgrader"))
         page.locator("td.name", has_text=LESSON).wait_for()
-        formgrader_action(page, "generate-feedback")
+        formgrader_action(page, LESSON, "generate-feedback")
         html = c.root / "feedback" / STUDENT / LESSON / f"{LESSON}.html"
         page.goto(html.as_uri())
         feedback = squash(page.locator("body").inner_text())

@@ -13,12 +13,10 @@ fix is one line saying what to do, never a traceback.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,137 +25,35 @@ from typing import Any
 import nbformat
 import pytest
 
-from tests.browser.conftest import COURSE_ID, LabServer, student_config
+from tests.browser.conftest import (
+    COURSE_ID,
+    REPO,
+    LabServer,
+    Released,
+    fetch_and_open,
+    open_lab,
+    run_all,
+    run_cell,
+    save,
+    shot,
+    squash,
+    student_config,
+    submit,
+    write_cell,
+)
 
 pytestmark = pytest.mark.slow
 
-REPO = Path(__file__).resolve().parents[2]
 STUDENT = "carol"
 
 
-# --- helpers (also used by test_walk_instructor.py) -------------------------------------------------------
-def squash(text: str) -> str:
-    return " ".join(text.split())
-
-
-def until(check: Any, timeout_s: float, why: str) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not check():
-        assert time.monotonic() < deadline, why
-        time.sleep(0.2)
-
-
-@dataclass(frozen=True)
-class Released:
-    """One released lesson notebook: where each graded cell is."""
-
-    lesson: str
-
-    @property
-    def notebook(self) -> str:
-        return f"{self.lesson}/{self.lesson}.ipynb"
-
-    def cells(self) -> list[Any]:
-        return nbformat.read(str(REPO / "release" / self.notebook), as_version=4).cells
-
-    def index(self, grade_id: str) -> int:
-        return next(i for i, c in enumerate(self.cells())
-                    if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id)
-
-
-def open_lab(page: Any, server: LabServer) -> None:
-    page.goto(server.at("/lab"))
-    page.locator("#jp-main-dock-panel").wait_for()
-    page.get_by_text("Nbgrader", exact=True).click()
-    page.locator(".lm-Menu-itemLabel", has_text="Assignment List").click()
-    page.locator("#released_assignments_list, #fetched_assignments_list").first.wait_for()
-
-
-def fetch_and_open(page: Any, server: LabServer, nb: Released) -> Any:
-    """Fetch the lesson in the Assignments panel and open its notebook; returns its cells in the page."""
-    page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab", has_text="Assignments").click()
-    page.locator("#released_assignments_list .list_item", has_text=nb.lesson).get_by_role("button", name="Fetch").click()
-    fetched = page.locator("#fetched_assignments_list .list_item", has_text=nb.lesson).first
-    fetched.wait_for()
-    fetched.locator("a.assignment-notebooks-link").click()
-    page.locator(f"#nbgrader-{COURSE_ID}-{nb.lesson} .nested_list_item a", has_text=nb.lesson).click()
-    cells = page.locator(".jp-NotebookPanel:visible .jp-Notebook .jp-Cell")
-    until(lambda: cells.count() == len(nb.cells()), 60, f"{nb.lesson}'s cells did not all appear")
-    page.locator(".jp-StatusBar-TextItem", has_text=re.compile(r"\| Idle")).first.wait_for(timeout=90_000)
-    return cells
-
-
-def write_cell(page: Any, cells: Any, i: int, text: str) -> None:
-    """Replace a cell's text as a student does: into its editor, select all, type."""
-    cell = cells.nth(i)
-    if "jp-MarkdownCell" in (cell.get_attribute("class") or ""):
-        cell.dblclick()  # a rendered Markdown cell opens its editor on double click
-    cell.locator(".cm-content").click()
-    page.keyboard.press("Control+a")
-    page.keyboard.insert_text(text)
-    page.keyboard.press("Escape")
-
-
-def run_cell(page: Any, cells: Any, i: int, timeout_s: float = 180) -> str:
-    """Select cell i, Shift+Enter, wait for a new execution count; returns the output text it shows."""
-    cell = cells.nth(i)
-    cell.locator(".jp-InputPrompt").click()
-    page.keyboard.press("Escape")
-    prompt = cell.locator(".jp-InputPrompt")
-    before = prompt.inner_text().strip()
-    page.keyboard.press("Shift+Enter")
-    until(lambda: bool(re.fullmatch(r"\[\d+\]:", now := prompt.inner_text().strip())) and now != before,
-          timeout_s, f"cell {i} did not finish")
-    return squash(cell.locator(".jp-OutputArea").inner_text())
-
-
+# --- helpers -----------------------------------------------------------------------------------------------
 def shown(cells: Any, i: int) -> str:
     return squash(cells.nth(i).locator(".jp-OutputArea").inner_text())
 
 
-def run_all(page: Any, cells: Any) -> None:
-    """Run > Run All Cells (again if nothing started: a notebook just opened can drop the first request),
-    then wait until every code cell has an execution count."""
-    prompts = page.locator(".jp-NotebookPanel:visible .jp-CodeCell .jp-InputPrompt")
-    for _ in range(3):
-        cells.nth(0).click()
-        page.keyboard.press("Escape")
-        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-        page.locator(".lm-Menu-item:visible", has_text=re.compile(r"^Run All Cells")).click()
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            if any(re.fullmatch(r"\[[\d*]+\]:", t.strip()) for t in prompts.all_inner_texts()):
-                until(lambda: all(re.fullmatch(r"\[\d+\]:", t.strip()) for t in prompts.all_inner_texts()), 300,
-                      "Run All did not reach the end of the notebook")
-                return
-            time.sleep(0.3)
-    raise AssertionError("Run All Cells did not start")
-
-
-def save(page: Any) -> None:
-    page.keyboard.press("Escape")
-    page.keyboard.press("Control+s")
-    tab = page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab.jp-mod-current")
-    until(lambda: "jp-mod-dirty" not in (tab.get_attribute("class") or ""), 30, "the notebook was not saved")
-
-
-def submit(page: Any, lesson: str) -> None:
-    page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab", has_text="Assignments").click()
-    page.locator("#fetched_assignments_list .list_item", has_text=lesson).first.get_by_role(
-        "button", name="Submit").click()
-    page.locator("#submitted_assignments_list .list_item", has_text=lesson).first.wait_for()
-
-
 #: the views README.md shows; `AUTOGRADER_SCREENSHOTS=docs/screenshots python -m pytest tests/browser` copies them
 README_SHOTS = {"04-negative.png": "walk-student-mistake.png", "06-buggy-kernel.png": "walk-student-kernel.png"}
-
-
-def shot(artifacts: Path, page: Any, name: str) -> None:
-    page.screenshot(path=str(artifacts / name))
-    target = os.environ.get("AUTOGRADER_SCREENSHOTS")
-    if target and name in README_SHOTS:
-        Path(target).mkdir(parents=True, exist_ok=True)
-        shutil.copy2(artifacts / name, Path(target) / README_SHOTS[name])
 
 
 def one_line_error(text: str) -> None:
@@ -259,7 +155,7 @@ def test_04_run_all_first_then_every_wrong_prediction_then_measure_explain_submi
                              "(got '3.5') — write it as a number, without quotes: 3.5")
     assert "(got '70%') — write 0.7 for 70% (a number, no quotes)" in said['"70%"']
     assert said["-2"] == "✘ not committed: gpu_speedup@fp16,2^24 is a ratio of two times and must be positive (got -2)"
-    shot(walk.artifacts, page, "04-negative.png")
+    shot(walk.artifacts, page, "04-negative.png", README_SHOTS)
     write_cell(page, cells, head, HEADLINE.format(value="3.5"))
     assert run_cell(page, cells, head).startswith("✔ committed #1: fused speedup (gpu_time, fp16, 2^24) = 3.5×")
     assert run_cell(page, cells, head).startswith("✔ already committed #1: fused speedup (gpu_time, fp16, 2^24) "
@@ -288,7 +184,7 @@ def test_04_run_all_first_then_every_wrong_prediction_then_measure_explain_submi
     assert "✘ wall_speedup@fp32,2^28 missing" in status and "✔ fp32_vs_fp16@2^24 committed same" in status
     assert "1/4 predictions committed and valid" in status
     page.screenshot(path=str(walk.artifacts / "04-status.png"))
-    save(page)
+    save(page, walk.student, nb)
     submit(page, nb.lesson)
     inbound = list((walk.exchange / COURSE_ID / "inbound").glob(f"{STUDENT}+04_fusion+*"))
     assert len(inbound) == 1
@@ -357,7 +253,7 @@ def test_06_run_all_first_a_share_as_a_percent_a_buggy_kernel_a_slow_one_then_su
     wrong = run_cell(page, cells, measure)
     assert wrong.startswith("✘ not measured: fused_chain at float16, n=") and "differs from the reference" in wrong
     assert wrong.endswith("Fix fused_chain and run its cell, then this one again."), wrong
-    shot(walk.artifacts, page, "06-buggy-kernel.png")
+    shot(walk.artifacts, page, "06-buggy-kernel.png", README_SHOTS)
     # a right but slow kernel (tiny blocks): measured, and the table says how far below the roofline it is
     write_cell(page, cells, answer, TRITON.format(block=256, body=RIGHT))
     run_cell(page, cells, answer)
@@ -370,6 +266,6 @@ def test_06_run_all_first_a_share_as_a_percent_a_buggy_kernel_a_slow_one_then_su
                "My kernel moves 2·N·s = 268 MB in 1 launch; eager moves 1,074 MB in 4.")
     status = run_cell(page, cells, nb.index("status"))
     assert "2/2 predictions committed and valid" in status, status
-    save(page)
+    save(page, walk.student, nb)
     submit(page, nb.lesson)
     assert list((walk.exchange / COURSE_ID / "inbound").glob(f"{STUDENT}+06_fused_kernel+*"))

@@ -1,6 +1,6 @@
 """`--executor slurm` on a real single-node Slurm (munge, slurmdbd + MariaDB, slurmctld, slurmd) that
-scripts/slurm/start.sh starts and scripts/slurm/stop.sh stops by PID. CI installs the packages (.ci/run);
-elsewhere these tests are skipped when Slurm is not installed."""
+scripts/slurm/start.sh starts and scripts/slurm/stop.sh stops by PID, one for all of tests/scaleout
+(conftest.py). CI installs the packages (.ci/run); elsewhere these tests are skipped when Slurm is not installed."""
 
 from __future__ import annotations
 
@@ -27,22 +27,6 @@ from autograder.storage.records_store import RecordStore
 
 pytestmark = pytest.mark.slow
 cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the job processes need not import tests/
-
-
-@pytest.fixture(scope="session")
-def slurm(repo, tmp_path_factory):
-    if shutil.which("slurmctld") is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI must install Slurm (see .ci/run)")
-        pytest.skip("Slurm is not installed (apt-get install slurmctld slurmd slurm-client munge slurmdbd mariadb-server)")
-    env = {**os.environ, "SLURM_SCRATCH": str(tmp_path_factory.mktemp("slurm"))}
-    up = subprocess.run(["bash", str(repo / "scripts/slurm/start.sh")], env=env, capture_output=True, text=True,
-                        timeout=300)
-    assert up.returncode == 0, up.stdout + up.stderr
-    yield env
-    down = subprocess.run(["bash", str(repo / "scripts/slurm/stop.sh")], env=env, capture_output=True, text=True,
-                          timeout=120)
-    assert down.returncode == 0, down.stderr
 
 
 def _class(template: Path, dest: Path, n: int) -> Course:
