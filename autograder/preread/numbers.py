@@ -230,12 +230,19 @@ _WORD_RATIO = named('number.word_ratio',
     r"the\s+(?:traffic|bytes|data|memory|time|speed|work|launches|kernels|minimum|model|ideal)|"
     r"the\s+(?:[\w-]+\s+)?(?:traffic|bytes|time|speedup))\b)", re.I
 )
+#: a word between a count and its noun ("one fused kernel", "4 separate CUDA kernels", "1 torch.compile kernel"):
+#: not a number, not a sentence's end, not a verb or joint that makes the count another phrase's ("one has 5
+#: launches", "1 SM. Eager launches", "4 because my kernel", "the compiled one is 1 kernal")
+_BETWEEN = (r"(?!(?:because|has|have|had|is|are|was|were|and|or|but|so|than|vs|then|which|that|my|mine|its|their|"
+            r"our|the|of|per|in|on|at|to|for|with|into|uses?|runs?|needs?|takes?|launch\w*|kernels?)\b)"
+            r"[^\W\d][\w-]*(?:\.[\w-]+)*(?![\w.-])")
 _LAUNCHES = named('number.launches',
     "a count of kernels or launches: '4 kernels', 'one fused kernel', 'cuatro kernels', 'vier Kerneln'",
         ('4 kernels', 'one fused kernel', 'a single launch', 'cuatro kernels', 'vier Kerneln', '4 lanci', '1 lancio',
-         '4 kernals', '5 kernles', '1 lanch', '4 launchs', '1 lauch', '1 lanuch', '4 dispatches'),
-        ('kernels',))(
-    r"(?<![\w.])(\d+|" + _WORD_N[1:-1] + "|" + _OTHER_WORDS + r")[^\S\n]+(?:[\w.-]+[^\S\n]+){0,2}?"
+         '4 kernals', '5 kernles', '1 lanch', '4 launchs', '1 lauch', '1 lanuch', '4 dispatches',
+         '4 separate CUDA kernels', '1 torch.compile kernel'),
+        ('kernels', 'one has many launches', '1 SM. Eager launches', '4 because my kernel', 'one of the kernels'))(
+    r"(?<![\w.])(\d+|" + _WORD_N[1:-1] + "|" + _OTHER_WORDS + r")[^\S\n]+(?:" + _BETWEEN + r"[^\S\n]+){0,2}?"
     r"(?P<u>kernels?|kerneln|launch(?:es)?|núcleos?|noyaux|noyau|lanzamientos?|lancements?|lançamentos?|Kernel-?Starts?|Starts|"
     # Italian, and the typos students make of the two nouns ("kernals", "kernles", "launchs", "lanch")
     r"lanci|lancio|kern[ae]ls?|kernles|kenrels?|launchs|la?u?nch(?:e?s)?|lauch(?:e?s)?|lanuch(?:e?s)?|luanch(?:e?s)?|"
@@ -246,8 +253,8 @@ _ONE_PRONOUN = rule(
     "number.one_pronoun",
     "right before 'one launches', words that make 'one' a pronoun for a variant ('the compiled one launches more "
     "kernels', 'this one launches'): a verb follows, no count",
-    r"\b(?:the|this|that|which)\s+(?:[\w-]+\s+)?$",
-    ("the compiled ", "this ", "the fused "),
+    r"\b(?:the|this|that|which)\s+(?:[\w-]+\s+)?$|\b(?:each|every)\s+$",
+    ("the compiled ", "this ", "the fused ", "each "),
     ("in ", "only ", "each in "),
 )
 _SAVED = rule(
