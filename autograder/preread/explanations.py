@@ -372,6 +372,18 @@ _MODEL_FIGURE = named('subject.model_figure',
     r"expects?|gives|counts?)|\s+(?:would\s+)?(?:predict|say|expect)(?:ed|s)?)\s+(?:only\s+|just\s+)?$", re.I)
 
 
+_INSTEAD_OF_COUNT = named('subject.count_instead_of',
+    "right before a count, words that set it against the count before it ('5 kernels instead of 1', 'hence 5 "
+    "kernels, not 1', '5 kernel invece di 1', '5 launches (model: 1)'): the other count, the work model's where it "
+    "is one, restated (no variant's measured count)",
+        ('5 kernels instead of ', 'hence 5 kernels, not ', '5 kernel invece di ', '5 launches (model: ',
+         '5 Kernel statt ', '5 noyaux au lieu de ', '5 kernels en lugar de '),
+        ('eager launches 4 kernels and mine launches ', 'not ', 'the compiled one has '))(
+    r"\d\s*(?:[\w-]+\s+){0,2}?(?:kernels?|kernel|launch(?:es)?|lanci|Kernel|noyaux|lanzamientos)\s*"
+    r"(?:\(\s*(?:work[- ]?)?model\s*[:=]|,?\s*(?:instead of|rather than|not|statt|anstatt|invece di|en lugar de|"
+    r"en vez de|au lieu de|em vez de|no|nicht))\s*(?:the\s+|just\s+|only\s+)?$", re.I)
+
+
 _PER_PART = named('subject.count_per_part',
     "a count of kernels per part of the work ('two kernels per reduction', '3 launches for each row'): no "
     "variant's count, neither right nor wrong",
@@ -409,6 +421,19 @@ def _compared_elsewhere(s: Stated, ctx: Context, book: FactBook, cues: _Cues, cu
 
 
 def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _Index | None = None) -> FoundNumber:
+    """One number's verdict (see :func:`_judge`); a count set against the count before it ("5 kernels instead
+    of 1") that is no fact of what its sentence names is the work model's count restated, not misattributed."""
+    found = _judge(a, book, text, rel, ix)
+    s = a.stated
+    if (found.verdict == "misattributed" and any(r.kind == "launches" for r in s.readings)
+            and _INSTEAD_OF_COUNT.search(text[max(0, s.start - LOOKBACK):s.start])
+            and s.value in book.model_launches(a.context.params)):
+        return found.model_copy(update={"verdict": "given", "matches": "the work model's launch count",
+                                        "actually": None})
+    return found
+
+
+def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _Index | None = None) -> FoundNumber:
     """One number's verdict: a fact of what its sentence names (match / given), a fact of something else
     (misattributed: another variant, case, timing method, statistic or direction), or nothing the model or
     the reference knows (unmatched; unchecked where the sentence speaks of what the reference does not

@@ -1,0 +1,47 @@
+"""What the spent blind sets v3-v8 (benchmarks/explanation_heldout_v3 ... _v8) still showed after preread7, each
+probed with sentences of our own against the frozen H200 references of the development corpus
+(tests/grading/explanation_corpus/references/): numbers named misattributed that are right figures of what
+their sentence is about, conclusions a TA marks down, and formats not read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from autograder.grading.references import ReferenceStore
+from autograder.spec import load_spec
+
+from .test_explanation_false_credits import grade, lessons, the  # noqa: F401 - the fixture
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def kernel():
+    """Lesson 06 (the development corpus has no reference of it): the seventh blind set's frozen H200 reference."""
+    store = ReferenceStore(REPO / "benchmarks" / "explanation_heldout_v7" / "references")
+    return {"06_fused_kernel": (load_spec(REPO / "source" / "06_fused_kernel" / "lesson.toml"),
+                                store.load("06_fused_kernel", "nvidia-h200"))}
+
+
+def test_a_launch_count_is_not_read_across_a_verb_a_joint_or_a_sentence_end(lessons):  # noqa: F811
+    g = grade(lessons, "05_softmax", "explain_long_rows", "The compiled one has 5 launches.")
+    assert [f.text for f in g.found] == ["5 launches"] and g.found[0].verdict == "match", g.comment
+    sm = grade(lessons, "05_softmax", "explain_long_rows",
+               "torch.softmax takes 208 µs on 1 SM. Eager launches 5 kernels.")
+    assert "1 SM. Eager launches" not in [f.text for f in sm.found], sm.comment
+    assert the(sm, "5 kernels").verdict == "match", sm.comment
+    pronoun = grade(lessons, "05_softmax", "explain_long_rows",
+                    "Eager: 5 kernels, and each one launches plenty of blocks over the row.")
+    assert [f.text for f in pronoun.found] == ["5 kernels"], pronoun.comment
+
+
+def test_a_count_set_against_another_is_the_model_s_count_restated_not_misattributed(lessons, kernel):  # noqa: F811
+    for text in ("The compiled version splits each reduction (partials, then combine), hence 5 kernels, not 1.",
+                 "La versione compilata divide ogni riduzione tra più blocchi: 5 kernel invece di 1."):
+        g = grade(lessons, "05_softmax", "explain_long_rows", text)
+        assert the(g, "1").verdict == "given" and "model" in (the(g, "1").matches or ""), g.comment
+    # where the count is the variant's measured one too it is still credited (06: the fused kernel launches 1)
+    own = grade(kernel, "06_fused_kernel", "explain_kernel", "Eager needs 4 kernels; my kernel 1 launch instead of 4.")
+    assert the(own, "1 launch").verdict == "match", own.comment
