@@ -595,6 +595,26 @@ _PART_SIZE = named('case.part_size',
     r"\d[\d.,]*\s*(?:[kmgt]i?b\b|bytes?\b|(?-i:B)\b)", re.I)
 
 
+_RATIO_AFTER = named('case.ratio_after',
+    "a number right before 'times' or a ratio word ('8192 times longer', '8192x slower', '1365-fold') is a ratio's "
+    "value, not a case",
+        (' times longer', 'x slower', ' times', '-fold', ' mal länger', ' veces más', ' fois plus', ' volte più'),
+        (' x 4096', ' times 4096', ' elements', ' fp16 elements'))(
+    r"^(?:\s*(?:times|fold|mal|veces|fois|vezes|volte)(?!\s*\d)|-fold|\s*[x×]\s*(?:longer|shorter|faster|slower|more|"
+    r"less|fewer|larger|smaller|higher|lower)\b)", re.I)
+_PER_WORKER = named('case.per_worker',
+    "a case's word followed by 'per program', 'per block', 'per thread' ('one row per program') says how the work is "
+    "split, not which case the answer is about",
+        (' per program', ' per block', ' per thread block', ' per CTA', ' pro Block', ' par bloc', ' por bloque'),
+        (' per call', ' of 2^20', ' per second'))(
+    r"^\s*(?:per|for each|for every|pro|por|par|each)\s+(?:thread\s+|triton\s+|CUDA\s+)?"
+    r"(?:programs?|blocks?|threads?|CTAs?|SMs?|warps?|instances?|Block|bloc|bloque|bloco)\b", re.I)
+_ELEMENTS = named('case.elements_word', "a case named by its count of elements ('4096 fp16 elements'): its size in bytes "
+    "after it restates the case, it names no part",
+        ('4096 fp16 elements', '2^24 Elemente', '2^20 elementos', '2^12 éléments'),
+        ('one row', '4096 x 4096'))(r"\b(?:elements?|Elemente?|elementos?|éléments?|elementi)\s*$", re.I)
+
+
 _TILE_NEAR = named('case.tile_shape_near',
     "a square shape ('128 by 128', '128 x 128') a few words after tiles or blocks are named ('cuts C into tiles, "
     "and if they are 128 by 128') is the tiling, not a case",
@@ -622,7 +642,9 @@ def _not_tiles(mentioned: list[Mention], text: str) -> list[Mention]:
             or not (_TILE.search(text[max(0, m.start - 24):m.start]) or _TILE_AFTER.match(text[m.end:m.end + 12])
                     or _square_after_tiles(m, text)
                     or _AFTER_FACTOR.search(text[max(0, m.start - 30):m.start])
-                    or _PART_SIZE.match(text[m.end:m.end + 40])
+                    or (_PART_SIZE.match(text[m.end:m.end + 40]) and not _ELEMENTS.search(text[m.start:m.end]))
+                    or _RATIO_AFTER.match(text[m.end:m.end + 16])
+                    or _PER_WORKER.match(text[m.end:m.end + 32])
                     or (re.search(r"(?:^|\s|of)(?:\d+|2\s?(?:\^|\*\*)\s?\d{1,2})$", text[m.start:m.end])
                         and _SIZE_IS_VALUE.match(text[m.end:m.end + 12])))]
 

@@ -230,7 +230,8 @@ def _why_not(c: Candidate, ctx: Context, cues: _Cues, several: frozenset[str] = 
     """Why a fact of this case is not what the sentence says the number is (None: it is): another timing
     method, a ratio of the other statistic, the comparison the other way round, one kernel's not the total."""
     f = c.fact
-    if cues.method and _family(f.method) not in (None, cues.method):
+    # (a count of launches is the same whichever way the call is timed)
+    if cues.method and f.kind not in ("launches", "sms") and _family(f.method) not in (None, cues.method):
         return f"the {_family(f.method)} figure, not the {cues.method} one"
     if f.kind == "ratio" and f.topic == "intensity" and (cues.topic == "time" or cues.method is not None
                                                          or RATIO_TIME.search(ctx.clause) is not None):

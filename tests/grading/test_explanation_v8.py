@@ -45,3 +45,21 @@ def test_a_count_set_against_another_is_the_model_s_count_restated_not_misattrib
     # where the count is the variant's measured one too it is still credited (06: the fused kernel launches 1)
     own = grade(kernel, "06_fused_kernel", "explain_kernel", "Eager needs 4 kernels; my kernel 1 launch instead of 4.")
     assert the(own, "1 launch").verdict == "match", own.comment
+
+
+def test_a_ratio_s_value_a_split_of_the_work_and_an_element_count_name_no_case(lessons):  # noqa: F811
+    g = grade(lessons, "03_roofline", "explain_intensity",
+              "The multiply does 137.4 GFLOP vs 16.8 MFLOP for the add, so the multiply should take 8192 times "
+              "longer. Intensity 1365 vs 0.17 FLOP/B.")
+    assert all("2^13" not in (f.about or "") for f in g.found), g.comment
+    assert the(g, "137.4 GFLOP").verdict == the(g, "1365").verdict == "match", g.comment
+    split = grade(lessons, "05_softmax", "explain_fusion",
+                  "The compiled version does it all in one kernel per call, one row per program: 67.1 MB. Times in "
+                  "GPU time: 131.5 µs vs 41.1 µs.")
+    assert [f.verdict for f in split.found] == ["match"] * 4, split.comment
+
+
+def test_a_launch_count_is_the_same_whichever_way_the_call_is_timed(lessons):  # noqa: F811
+    g = grade(lessons, "05_softmax", "explain_long_rows",
+              "Per call (wall) the compiled one is 145 us because of 5 launches plus guards.")
+    assert the(g, "5 launches").verdict == "match", g.comment
