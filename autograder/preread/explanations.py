@@ -421,6 +421,31 @@ def _compared_elsewhere(s: Stated, ctx: Context, book: FactBook, cues: _Cues, cu
     return None, ctx, base
 
 
+#: how close a time said of what a call pays besides its kernels must be to the call's wall time less its GPU time
+OVERHEAD_TOL = 0.10
+
+
+def _per_call_overhead(s: Stated, ctx: Context, book: FactBook) -> tuple[str, str | None] | None:
+    """(label, variant) of the per-call overhead a time is, in a clause that names what a call pays besides its
+    kernels (dispatch, guards, Python, host): a variant's wall time per call less its GPU time, to within
+    :data:`OVERHEAD_TOL`; the variant its sentence names, else the only one that fits. None: no such figure."""
+    if OVERHEAD.search(ctx.own_clause or ctx.clause) is None and OVERHEAD.search(ctx.after[:40]) is None:
+        return None
+    times = [c.fact for c in book.of_kind(ctx.params, "time") if not c.fact.given and not c.fact.per_kernel
+             and c.fact.variant is not None and c.fact.method is not None]
+    fits: list[tuple[str, str | None]] = []
+    for wall in (f for f in times if _family(f.method) == "wall"):
+        if ctx.variant is not None and wall.variant != ctx.variant:
+            continue
+        gpu = next((f for f in times if f.variant == wall.variant and _family(f.method) == "gpu"), None)
+        if gpu is None or wall.value <= gpu.value:
+            continue
+        extra = wall.value - gpu.value
+        if any(abs(r.value - extra) <= OVERHEAD_TOL * extra for r in s.readings if r.kind == "time"):
+            fits.append((f"{wall.label} less its GPU time: the per-call overhead", wall.variant))
+    return fits[0] if len(fits) == 1 else None
+
+
 def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _Index | None = None) -> FoundNumber:
     """One number's verdict (see :func:`_judge`); a count set against the count before it ("5 kernels instead
     of 1") that is no fact of what its sentence names is the work model's count restated, not misattributed."""
@@ -475,6 +500,10 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
     hit = _best(s, fits, rel)
     if hit is None:
         hit, ctx, base = _compared_elsewhere(s, ctx, book, cues, cued, kinds, asked, several, base, rel)
+    if hit is None and "time" in kinds:
+        overhead = _per_call_overhead(s, ctx, book)
+        if overhead is not None:  # "the compiled call pays ~80 µs of host-side dispatch and guards"
+            return base.model_copy(update={"matches": overhead[0], "verdict": "match", "of": overhead[1]})
     if hit is not None:
         exact = _exactly_other(s, hit, [c for c in here if id(c) not in {id(f) for f in fits}])
         if exact is not None:  # "took 200 µs" in GPU time: 15 % off its GPU time, its wall time exactly
