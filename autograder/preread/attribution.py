@@ -101,9 +101,9 @@ _THAN = named('subject.than',
 _RIGHT_AFTER = named('subject.right_after',
     "between a number and the variant right after it: '41 µs for the library kernel', '0.31 FLOP/B "
     "unfused'",
-        (' for the ', ' ', ' of the three ', ' no ', ' für die ', ' pour la ', ' en el '),
+        (' for the ', ' ', ' of the three ', ' no ', ' für die ', ' pour la ', ' en el ', ' di '),
         (' and then the ',))(
-    r"^\s*(?:\(\s*)?(?:(?:for|of|in|on|by|with|from|no|na|do|da|para|en|del|im|beim|bei|für|pour|du|des)\s+)?"
+    r"^\s*(?:\(\s*)?(?:(?:for|of|in|on|by|with|from|no|na|do|da|para|en|del|im|beim|bei|für|pour|du|des|di|dell[aoe]?)\s+)?"
     r"(?:the\s+|an?\s+|a single\s+|one\s+|el\s+|la\s+|le\s+|les\s+|die\s+|der\s+|den\s+|o\s+|a\s+)?"
     r"(?:\d+\s+|(?:two|three|four|five|six|seven|eight)\s+)?$", re.I)
 #: a variant that labels the number: "eager: 11 µs", "eager's 27 µs", "compiled = 9 µs"
@@ -335,8 +335,9 @@ _OPENS_WITH_PRONOUN = named('subject.pronoun_opens',
 _PAREN_OF = named('subject.parenthesis_of_name',
     "an opening parenthesis right after a variant's name ('than eager (26 µs, 5 kernels)', 'eager's (71 µs'): "
     "the figures inside it are that variant's",
-        (' (', "'s (", ' ('),
-        (' is (', ' ran ('))(r"^(?:['’]s)?\s*\($", re.I)
+        (' (', "'s (", ' (', "'s simple streaming passes (", "'s 5 kernels ("),
+        (' is (', ' ran (', "'s kernel is fast ("))(
+    r"^(?:['’]s(?:\s+(?!(?:is|are|was|were|has|have|does|do|runs?|takes?|moves?)\b)[\w-]+){0,3})?\s*\($", re.I)
 
 
 def _in_parenthesis_of(num: Stated, text: str, names: _Names, sentence: tuple[int, int]) -> str | None:
