@@ -458,8 +458,8 @@ class _Cases:
                     params = {**params, **{k: v for k, v in self.case.items() if k not in m.keeps}}
                     named = {k: v for k, v in named.items() if k in m.keeps}
                 continue
-            if self.compared[i] and m.end < num.start - 2:
-                continue
+            if self.compared[i] and m.end < num.start - 2 and not _POSSESSIVE.match(text, m.end, num.start):
+                continue  # ("vs float32's 2.69 ms": the figure is float32's all the same)
             params.update(m.params)
             last = m.params
             named = {**named, **m.params}
@@ -488,16 +488,20 @@ class _Cases:
         return _complete(params, named, last, known), in_sentence, frozenset(named)
 
 
+_POSSESSIVE = named('case.possessive', "a case's name right before its figure: \"float32's 2.69 ms\", \"bf16's ~761\"",
+        ("'s ", "’s about ", "'s ~"),
+        (" is ", "'s peak of "))(r"['’]s\s*(?:~\s*|≈\s*|about\s+|only\s+)?$", re.I)
 _CLAUSE_CONTRAST = named('case.contrast', "a case named after a contrast ('; but at 2^22') is not the number's",
         ('; ', ' but ', ' whereas '),
         (', ',))(r"[;]|\b(?:but|while|whereas|instead)\b", re.I)
 #: "20 MB at 2^22", "50 TFLOP/s for plain fp32", "90 µs of GPU time at 2^22": a few words, then the case
 _CASE_TAIL = named('case.tail',
     "a few words between a number and the case after it: '20 MB at 2^22', '90 µs of GPU time at 2^22'",
-        (' at ', ' of GPU time at ', ' for plain '),
-        (' and then at ',))(
-    r"^(?!.*\b(?:and|or|but|as|than|like|vs|versus|while|whereas|against)\b)(?!.*[,;])"
-    r"\s*(?:\(\s*)?(?:[a-zA-Z-]+\s+){0,3}?(?:at|for|in|with|on|of)?\s*(?:[a-zA-Z-]+\s+){0,2}$", re.I
+        (' at ', ' of GPU time at ', ' for plain ', ' (', ' '),
+        (' and then at ', ' sits between ', ' is still below '))(
+    r"^(?!.*\b(?:and|or|but|as|than|like|vs|versus|while|whereas|against|between|among|zwischen|entre|tra|fra)\b)"
+    r"(?!.*[,;])\s*(?:\(\s*)?(?:(?:[a-zA-Z-]+\s+){0,3}?(?:at|for|in|with|on|of|bei|für|mit|en|para|con|pour|à|em|com)"
+    r"\s+(?:[a-zA-Z-]+\s+){0,2})?$", re.I
 )
 
 

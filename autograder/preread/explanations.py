@@ -421,6 +421,30 @@ def _compared_elsewhere(s: Stated, ctx: Context, book: FactBook, cues: _Cues, cu
     return None, ctx, base
 
 
+def _named_in_sentence(c: Candidate, ctx: Context, book: FactBook) -> bool:
+    """Whether the case of another case's fact is one the number's sentence names, outside the number's own
+    clause, which names none of those parameters ("TF32 sits between bf16 and float32 ...: at n = 4096 it ran at
+    384 TFLOP/s": 384 is TF32's, the case the sentence is about, though float32 was named last)."""
+    params = dict(c.fact.params or {})
+    diff = {k: v for k, v in params.items() if ctx.params.get(k) != v}
+    if not diff or (c.fact.variant is not None and ctx.variant is not None and c.fact.variant != ctx.variant):
+        return False
+    said = [m.params for m in book.spec.workload.mentions(ctx.sentence) if m.params]
+    clause = [m.params for m in book.spec.workload.mentions(ctx.own_clause) if m.params] if ctx.own_clause else []
+    return all(any(m.get(k) == v for m in said) and not any(k in m for m in clause) for k, v in diff.items())
+
+
+def _sentence_own(s: Stated, cands: list[Candidate], base: FoundNumber, ctx: Context, rel: float
+                  ) -> FoundNumber | None:
+    """The number credited as the fact of a case its sentence names (see :func:`_named_in_sentence`)."""
+    hit = _best(s, cands, rel)
+    if hit is None:
+        return None
+    moved = dataclasses.replace(ctx, params=dict(hit.fact.params or {}))
+    return base.model_copy(update={"matches": hit.fact.label, "verdict": "match", "of": hit.fact.variant,
+                                   "about": _about(moved, True)})
+
+
 #: how close a time said of what a call pays besides its kernels must be to the call's wall time less its GPU time
 OVERHEAD_TOL = 0.10
 
@@ -540,12 +564,21 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
         for params in _neighbours(book, ctx.params):
             elsewhere += [c for k in kinds for c in book.of_kind(params, k) if cued(c)]
     elsewhere = [c for c in elsewhere if not _unanchored(c, ctx, cues, asked)]
+    own = _sentence_own(s, [c for c in elsewhere if not c.fact.given and _named_in_sentence(c, ctx, book)], base,
+                        ctx, min(rel, CLOSE))
+    if own is not None:
+        return own
     other = _best(s, [c for c in elsewhere if not c.fact.given], rel)
     if other is not None:
         return base.model_copy(update={"verdict": "misattributed", "actually": other.fact.label})
     # (the named variant's own figure at another case the sentence does not name is just wrong, not
     # misattributed: a misattribution needs the sentence to name what the figure is of)
     other = _quoted_from_elsewhere(s, book, ctx.params, ctx.variant is not None)
+    if other is not None and (ctx.variant is None or other.fact.variant in (None, ctx.variant)) \
+            and _named_in_sentence(other, ctx, book):
+        own = _sentence_own(s, [other], base, ctx, CLOSE)
+        if own is not None:
+            return own
     if other is not None:
         return base.model_copy(update={"verdict": "misattributed",
                                        "actually": f"{other.fact.label} (another case's figure)"})

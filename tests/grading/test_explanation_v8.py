@@ -88,3 +88,21 @@ def test_a_figure_in_parentheses_after_a_variant_s_noun_phrase_is_that_variant_s
     italian = grade(lessons, "05_softmax", "explain_long_rows",
                     "torch.softmax prende 206 µs, 7,6 volte più lento dei 27,3 µs di eager.")
     assert the(italian, "27,3 µs").verdict == "match", italian.comment
+
+
+def test_a_right_figure_of_a_case_its_sentence_names_is_never_misattributed(kernel):
+    """explain_small asks why TF32 sits between bf16 and float32: "TF32 ... float32 ...: it ran at 384 TFLOP/s"
+    is TF32's figure, though float32 was the last dtype named before it; the case a clause names itself wins."""
+    g = grade(kernel, "03_roofline", "explain_small",
+              "TF32 sits between bf16 and float32 because it still uses the tensor cores on rounded operands: at "
+              "n = 4096 it ran at 384 TFLOP/s, about half of bf16's 761 and 7.5x plain float32's 51 TFLOP/s.")
+    assert the(g, "384 TFLOP/s").verdict == "match" and "tf32" in (the(g, "384 TFLOP/s").matches or ""), g.comment
+    tail = grade(kernel, "03_roofline", "explain_small",
+                 "TF32 at 384 TFLOP/s sits between bf16 and fp32 (51 TFLOP/s).")
+    assert the(tail, "384 TFLOP/s").verdict == "match", tail.comment
+    possessive = grade(kernel, "03_roofline", "explain_small",
+                       "TF32 at 4096: 358 µs vs float32's 2.69 ms and bf16's 180 µs.")
+    assert [f.verdict for f in possessive.found] == ["match"] * 3, possessive.comment
+    # a clause that names its own dtype keeps it: TF32's figure said of bf16 is still misattributed
+    swapped = grade(kernel, "03_roofline", "explain_small", "At n = 4096 bf16 runs at 384 TFLOP/s, unlike TF32.")
+    assert the(swapped, "384 TFLOP/s").verdict != "match", swapped.comment
