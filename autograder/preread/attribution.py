@@ -806,7 +806,15 @@ def _with_unitless_cells(found: list[Stated], text: str, cells: list[Cell]) -> l
 
 def _in_formula(text: str, m: Mention) -> bool:
     return bool(FORMULA.match(text[m.end:m.end + 8])) or bool(
-        re.search(r"[/÷*·]\s*$", text[max(0, m.start - 3):m.start]))
+        re.search(r"[/÷*·]\s*$", text[max(0, m.start - 3):m.start])) or bool(
+        _RESULT_OF_FORMULA.search(text[max(0, m.start - 6):m.start]))
+
+
+_RESULT_OF_FORMULA = named('case.formula_result',
+    "a size right after '=' that follows a formula ('2·4096³ = 2^37', '8·2^24 = 2^27') is the formula's value, not a "
+    "case ('n = 4096' is one)",
+        ('4096³ = ', '2^24 = ', '(2n) = '),
+        ('n = ', 'N = ', 'size = '))(r"[\d⁰¹²³⁴⁵⁶⁷⁸⁹)#]\s*=\s*$")
 
 
 def _lesson_mentions(workload: Workload, text: str) -> list[Mention]:

@@ -31,6 +31,7 @@ from .rules import (
     EACH,
     GPU,
     KERNEL_TIME,
+    KERNELS_PAREN,
     OVERHEAD,
     PREDICTED,
     RATIO_TIME,
@@ -186,7 +187,12 @@ class _Cues:
         own = hi - len(ctx.own_clause) if ctx.own_clause else lo
         m = _nearest(_METHOD, ix, ctx, s, after_penalty=8)  # "in GPU time was 3.9x and in wall time 1x"
         method = None if m is None else ("wall" if m.group(1) else "gpu")
-        if KERNEL_TIME.search(ctx.after[:24]) or KERNEL_TIME.search(ctx.before):
+        # "Per call my kernel takes 118 µs": said per call in its own clause (not "dispatch takes longer than the
+        # 17.5 µs kernel": what the call pays besides the kernel)
+        said_wall = (method == "wall" and m is not None and m.start() >= own
+                     and re.search(r"wall|call|end|events?", m.group(0), re.I) is not None)
+        if (KERNEL_TIME.search(ctx.after[:24]) or KERNEL_TIME.search(ctx.before)
+                or KERNELS_PAREN.search(ix.text, max(0, s.start - 40), s.start)) and not said_wall:
             method = "gpu"
         t = _nearest(_RATIO_TOPIC, ix, ctx, s)
         topic = None if t is None else ("time" if t.group(1) else "traffic")

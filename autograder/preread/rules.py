@@ -91,11 +91,12 @@ RATIO_TIME = rule(
 RATIO_TRAFFIC = rule(
     "ratio.about_traffic",
     "a ratio said of bytes is the work model's traffic ratio, not a measured speedup",
-    r"traffic|bytes?\b|memory(?![- ]?(?:bound|limited|time))|moves?\b|moving|\bdata\b|Verkehr|Datenverkehr|tráfego|"
+    r"traffic|bytes?\b|memory(?![- ]?(?:bound|limited|time))|moves?\b(?!\s+(?:around|about|from run))|moving|\bdata\b|Verkehr|Datenverkehr|tráfego|"
     r"tráfico|trafic|octets|Bytes|datos|dados|données",
     ("4x less traffic", "moves 4x fewer bytes", "the byte ratio is 4", "4-mal weniger Datenverkehr",
      "4 fois moins de trafic", "4x less memory traffic"),
-    ("3.9x faster", "the GPU time", "the ratio is 4", "add memory bound -> 7x", "compute time over memory time"),
+    ("3.9x faster", "the GPU time", "the ratio is 4", "add memory bound -> 7x", "compute time over memory time",
+     "the 0.93x per call moves around from run to run"),
 )
 DIRECTION_FASTER = rule(
     "direction.faster",
@@ -139,6 +140,16 @@ KERNEL_TIME = rule(
     r"\bkernels?\b[^.;,]{0,25}\b(?:runs?|ran|takes?|took|lasts?|lasted|needs?|needed)\b[^.;,]{0,12}$",
     (" kernel itself runs", "its kernel only runs for ", " kernel.", "My kernel took "),
     (" kernel launches", "for the call "),
+)
+
+KERNELS_PAREN = rule(
+    "method.kernels_parenthesis",
+    "times in a parenthesis right after 'the kernels' ('because the kernels (1.04 ms vs 0.26 ms) outlast dispatch') "
+    "are the kernels' own: GPU time",
+    r"\b(?:the|its|as|both|their)\s+(?:[\w-]+\s+)?kernels?\s*\(\s*"
+    r"(?:[\d.,]+\s*[^\s\d()]{0,3}\s*(?:vs\.?|versus|/|and|,|against)\s*)?(?:~\s*|≈\s*|about\s+)?$",
+    ("because the kernels (", "as kernels (", "the eager kernels (~", "the kernels (1.04 ms vs "),
+    ("the kernels launch (", "kernels: "),
 )
 
 # ---------------------------------------------------------------------------------------------- per kernel

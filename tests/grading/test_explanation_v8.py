@@ -106,3 +106,29 @@ def test_a_right_figure_of_a_case_its_sentence_names_is_never_misattributed(kern
     # a clause that names its own dtype keeps it: TF32's figure said of bf16 is still misattributed
     swapped = grade(kernel, "03_roofline", "explain_small", "At n = 4096 bf16 runs at 384 TFLOP/s, unlike TF32.")
     assert the(swapped, "384 TFLOP/s").verdict != "match", swapped.comment
+
+
+def test_a_formula_s_value_after_equals_names_no_case(lessons):  # noqa: F811
+    g = grade(lessons, "03_roofline", "explain_intensity",
+              "The multiply does 137.4 GFLOP (2·4096³ = 2^37). The multiply is compute-bound (180 µs).")
+    assert all("2^37" not in (f.about or "") for f in g.found), g.comment
+
+
+def test_the_kernels_in_parentheses_are_gpu_time_and_said_per_call_a_kernel_s_time_is_wall(kernel):
+    g = grade(kernel, "04_fusion", "explain_sweep",
+              "At 2^28 per call it's 3.44x there, because the kernels (1.04 ms vs 0.26 ms) outlast the dispatch.")
+    assert the(g, "1.04 ms").verdict == the(g, "0.26 ms").verdict == "match", g.comment
+    per_call = grade(kernel, "06_fused_kernel", "explain_kernel",
+                     "Per call my kernel takes 118 µs against eager's 279 µs, so my speedup is 2.36x.")
+    assert the(per_call, "118 µs").verdict == "match" and "wall" in (the(per_call, "118 µs").matches or ""), \
+        per_call.comment
+    # "dispatch takes longer than the 17.5 µs kernel": the kernel's own time, GPU time
+    kern = grade(kernel, "04_fusion", "explain_headline",
+                 "Per call it is 0.93x, because the CPU dispatch and the guards take longer than the 17.5 us kernel.")
+    assert the(kern, "17.5 us").verdict == "match" and "gpu" in (the(kern, "17.5 us").matches or ""), kern.comment
+
+
+def test_a_ratio_that_moves_around_is_no_traffic(kernel):
+    g = grade(kernel, "04_fusion", "explain_headline",
+              "So wall time measures the CPU, and the 0.93x per call moves around from run to run with the dispatch.")
+    assert the(g, "0.93x").verdict == "match", g.comment
