@@ -132,3 +132,26 @@ def test_a_ratio_that_moves_around_is_no_traffic(kernel):
     g = grade(kernel, "04_fusion", "explain_headline",
               "So wall time measures the CPU, and the 0.93x per call moves around from run to run with the dispatch.")
     assert the(g, "0.93x").verdict == "match", g.comment
+
+
+def test_both_said_memory_bound_where_one_is_above_the_ridge_is_a_wrong_conclusion(kernel):
+    g = grade(kernel, "03_roofline", "explain_intensity",
+              "Both kernels move 100.7 MB; the multiply's intensity is 1365 FLOP/B, the add's 0.17 FLOP/B, the ridge "
+              "~180 FLOP/B. Since they move the same bytes, both are memory-bound and the 7.2x ratio comes from the "
+              "access pattern.")
+    assert "wrong_conclusion" in g.flags and "compute-bound" in g.comment and g.suggested_fraction <= 0.5, g.comment
+    right = grade(kernel, "03_roofline", "explain_intensity",
+                  "The multiply's intensity is 1365 FLOP/B, the add's 0.17 FLOP/B, the ridge ~180 FLOP/B: the "
+                  "multiply is compute-bound, the add memory-bound, so the multiply takes 7.2x longer.")
+    assert "wrong_conclusion" not in right.flags, right.comment
+
+
+def test_a_speedup_said_to_be_the_launch_ratio_where_kernels_are_long_is_the_misconception(kernel):
+    g = grade(kernel, "06_fused_kernel", "explain_kernel",
+              "My kernel moves 268 MB in 1 launch and eager 1,074 MB in 4. Mine took 65.2 µs, eager 262 µs, a 4.02x "
+              "speedup. Each launch costs the same time, so the speedup is the launch ratio.")
+    assert "wrong_conclusion" in g.flags and "bytes do" in g.comment, g.comment
+    traffic = grade(kernel, "06_fused_kernel", "explain_kernel",
+                    "My kernel moves 268 MB in 1 launch and eager 1,074 MB in 4. Mine took 65.2 µs, eager 262 µs, a "
+                    "4.02x speedup: the speedup is the traffic ratio.")
+    assert "wrong_conclusion" not in traffic.flags, traffic.comment
