@@ -500,7 +500,7 @@ _CASE_TAIL = named('case.tail',
         (' at ', ' of GPU time at ', ' for plain ', ' (', ' '),
         (' and then at ', ' sits between ', ' is still below '))(
     r"^(?!.*\b(?:and|or|but|as|than|like|vs|versus|while|whereas|against|between|among|zwischen|entre|tra|fra)\b)"
-    r"(?!.*[,;])\s*(?:\(\s*)?(?:(?:[a-zA-Z-]+\s+){0,3}?(?:at|for|in|with|on|of|bei|für|mit|en|para|con|pour|à|em|com)"
+    r"(?!.*[,;])\s*(?:\(\s*)?(?:(?:[a-zA-Z-]+\s+){0,3}?(?:at|for|in|with|on|of|bei|für|mit|en|para|con|pour|à|em|com|a|ad|di|de|du|da)"
     r"\s+(?:[a-zA-Z-]+\s+){0,2})?$", re.I
 )
 

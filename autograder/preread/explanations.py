@@ -281,6 +281,31 @@ def _wall_as_kernel(c: Candidate, ctx: Context) -> bool:
             and WALL_AS_KERNEL.search(ctx.sentence) is not None and OVERHEAD.search(ctx.sentence) is None)
 
 
+#: how far back before a number's sentence a timing method said earlier in its paragraph still holds
+METHOD_CARRIES = 400
+_PARAGRAPH = re.compile(r"\n[ \t]*\n")
+
+
+def _wall_unsaid(c: Candidate, ctx: Context, cues: _Cues, text: str, laid_out: tuple[tuple[int, int], ...],
+                 case: Mapping[str, ParamValue]) -> bool:
+    """A per-call (wall) figure where neither its sentence nor the paragraph before it (the last timing method
+    named there, within :data:`METHOD_CARRIES` characters) says per call, and no overhead is named: given as the
+    time, the speedup or the bandwidth, which the lessons' prompts and quantities take in GPU time. A table's or
+    pasted output's figures are named by their headers, and a sentence at another case than the cell's (a sweep's
+    point) is not judged so."""
+    f = c.fact
+    if (_family(f.method) != "wall" or cues.method is not None or f.given or f.kind == "launches"
+            or not ctx.in_one_span or WALL.search(ctx.sentence) or OVERHEAD.search(ctx.sentence)
+            or any(a <= ctx.offset < b for a, b in laid_out)
+            # a sweep's point ("At 2^20 still 55.5 µs vs 68.2 µs"): the cell compares methods across cases
+            or any(ctx.params.get(k) != case.get(k) for k in ctx.named_params)):
+        return False
+    lo = max(0, ctx.offset - METHOD_CARRIES)
+    para = [m.end() for m in _PARAGRAPH.finditer(text, lo, ctx.offset)]
+    said = list(_METHOD.finditer(text, para[-1] if para else lo, ctx.offset))
+    return not said or said[-1].group(1) is None
+
+
 def _memory_bound_rate(c: Candidate, book: FactBook, params: Mapping[str, ParamValue]) -> bool:
     """The measured FLOP rate of a memory-bound variant (its intensity below every ridge point of the case): a
     FLOP rate said of no variant is the compute-bound kernel's ('Ridge = 743 GFLOP/s / 4,136 GB/s' is a slip
@@ -476,10 +501,11 @@ def _per_call_overhead(s: Stated, ctx: Context, book: FactBook) -> tuple[str, st
     return fits[0] if len(fits) == 1 else None
 
 
-def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _Index | None = None) -> FoundNumber:
+def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _Index | None = None,
+          laid_out: tuple[tuple[int, int], ...] = ()) -> FoundNumber:
     """One number's verdict (see :func:`_judge`); a count set against the count before it ("5 kernels instead
     of 1") that is no fact of what its sentence names is the work model's count restated, not misattributed."""
-    found = _judge(a, book, text, rel, ix)
+    found = _judge(a, book, text, rel, ix, laid_out)
     s = a.stated
     if (found.verdict == "misattributed" and any(r.kind == "launches" for r in s.readings)
             and _INSTEAD_OF_COUNT.search(text[max(0, s.start - LOOKBACK):s.start])
@@ -489,7 +515,8 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
     return found
 
 
-def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _Index | None = None) -> FoundNumber:
+def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _Index | None = None,
+           laid_out: tuple[tuple[int, int], ...] = ()) -> FoundNumber:
     """One number's verdict: a fact of what its sentence names (match / given), a fact of something else
     (misattributed: another variant, case, timing method, statistic or direction), or nothing the model or
     the reference knows (unmatched; unchecked where the sentence speaks of what the reference does not
@@ -539,6 +566,10 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
         if exact is not None:  # "took 200 µs" in GPU time: 15 % off its GPU time, its wall time exactly
             return base.model_copy(update={"verdict": "misattributed", "actually": f"{exact.fact.label} (exactly; "
                                            f"{hit.fact.label} is {_error(s, hit.fact):.0%} off)"})
+        if _wall_unsaid(hit, ctx, cues, text, laid_out, book.case):  # "Eager takes 157 µs and the compiled one 109 µs, a speedup of 1.44x"
+            return base.model_copy(update={"verdict": "misattributed", "actually": f"{hit.fact.label} (a per-call "
+                                           "wall figure its sentence does not say is per call: the kernel's own "
+                                           "is its GPU time)"})
         if _wall_as_kernel(hit, ctx):  # "timed one call: 85 µs ... only 947 GB/s against the roofline"
             return base.model_copy(update={"verdict": "misattributed", "actually": f"{hit.fact.label} (a per-call "
                                            "wall figure, read as the kernel's own)"})
@@ -778,8 +809,10 @@ def grade_explanation(
     text, origin = normalise(text)
     ix = _Index(text)
     framed = frame(text, spec.workload)
+    blocks_laid_out = tuple((b.start, b.end) for b in framed.blocks if b.kind in ("table", "code"))
     judged = [(a, f) for a in attribute(text, spec.workload, case, book.known_cases(), framed)
-              if (f := judge(a, book, text, rel_tol, ix)).verdict in _REPORTED or not a.stated.inferred]
+              if (f := judge(a, book, text, rel_tol, ix, blocks_laid_out)).verdict in _REPORTED
+              or not a.stated.inferred]
     found = [_back(f, original, origin) for _, f in judged]
     # right figures of a dimension (bytes, time, bandwidth, ...) that the answer wrote without any unit
     # (in prose: a table's header or pasted output's keys say the units a cell leaves off)

@@ -51,7 +51,7 @@ def rule(name: str, purpose: str, pattern: str, examples: tuple[str, ...], count
 WALL = rule(
     "method.wall",
     "the sentence speaks of per-call wall time (CUDA events around one call, CPU dispatch included)",
-    r"\bwall|\bper[- ]call\b|\bend[- ]to[- ]end\b|\bcuda events?\b|\bevents? around\b|"
+    r"(?<![A-Za-z0-9])wall|\bper[- ]call\b|\b(?:par appel|por llamada|pro Aufruf|por chamada|per chiamata)\b|\bend[- ]to[- ]end\b|\bcuda events?\b|\bevents? around\b|"
     r"\b(?:one|a|each|every|the) call\b|"
     r"\bcalls? costs?\b|\bfrom python\b|\ba single call\b|\bsingle[- ]call\b|"
     r"(?<!\bno )(?<!without )(?<!free of )\bdispatch(?!\w*\s+(?:is|are)\s+(?:gone|absent|removed|excluded|not))|"
@@ -59,7 +59,7 @@ WALL = rule(
     r"\bcpu[- ](?:time|side|overhead)\b|"
     r"\bwall[- ]?clock\b|\bWandzeit|\btiempo (?:de )?pared\b|\btemps (?:mur|réel)\b|\btempo de parede\b",
     ("The wall-time speedup is 3.9x.", "per call the eager chain takes 97 µs", "~100 µs of CPU dispatch",
-     "in Wandzeit ist es langsamer", "wall-clock"),
+     "in Wandzeit ist es langsamer", "wall-clock", "S_wall(2^20) = 0.81", "le speedup par appel atteint 3,5"),
     ("the GPU time is 71 µs", "the kernel is memory bound", "here dispatch is gone", "without dispatch"),
 )
 GPU = rule(
@@ -69,10 +69,10 @@ GPU = rule(
     r"\bcuda[- ]graphs?\b|"
     r"\bgraph replay\b|\breplay|\bdevice time\b|\b(?:on the|in) gpu(?:[- ](?:time|side))?\b|\bGPU-Zeit\b|"
     r"\btiempo (?:de )?GPU\b|"
-    r"\btemps GPU\b|\btempo de GPU\b|\bgpu\b(?=\s*[:=]?\s*[~≈]?\s*\d)",
+    r"\btemps GPU\b|\btempo de GPU\b|(?<![A-Za-z0-9])gpu\b(?=\s*[:=]?\s*[~≈]?\s*\d)",
     ("The GPU-time speedup is 4.0x.", "GPU 4.1x = traffic ratio", "with CUDA graphs the eager chain takes 71 µs",
      "on the gpu it is 3.9x", "the GPU speedup of 3.85x",
-     "die GPU-Zeit sinkt", "tiempo de GPU"),
+     "die GPU-Zeit sinkt", "tiempo de GPU", "S_GPU = 2.85"),
     ("the GPU is fast", "per call", "a graph of the sweep"),
 )
 

@@ -155,3 +155,33 @@ def test_a_speedup_said_to_be_the_launch_ratio_where_kernels_are_long_is_the_mis
                     "My kernel moves 268 MB in 1 launch and eager 1,074 MB in 4. Mine took 65.2 µs, eager 262 µs, a "
                     "4.02x speedup: the speedup is the traffic ratio.")
     assert "wrong_conclusion" not in traffic.flags, traffic.comment
+
+
+def test_a_wall_figure_given_as_the_figure_without_saying_per_call_is_misattributed(kernel):
+    """v7's softmax 4096 x 4096: eager 157 µs and compiled 109 µs per call, 131.5 / 41.1 µs of GPU time. Given as
+    the time and the speedup with no word of per call, the wall figures are not the kernels' (the prompt's
+    speedup is GPU time)."""
+    g = grade(kernel, "05_softmax", "explain_fusion",
+              "Eager moves 268 MB in 5 launches and compiled 67 MB in 1. Eager takes 157 µs and the compiled one "
+              "109 µs, a speedup of only 1.44x, far below the traffic ratio 4x.")
+    for text in ("157 µs", "109 µs", "1.44x"):
+        f = the(g, text)
+        assert f.verdict == "misattributed" and "does not say is per call" in (f.actually or ""), g.comment
+    # said per call, in the sentence or earlier in its paragraph, they are right figures
+    said = grade(kernel, "05_softmax", "explain_fusion",
+                 "Timed per call, eager takes 157 µs. The compiled one takes 109 µs, so 1.44x.")
+    assert [f.verdict for f in said.found] == ["match"] * 3, said.comment
+    # a GPU-time cue named after the per-call one takes over
+    gpu = grade(kernel, "05_softmax", "explain_fusion",
+                "Per call eager takes 157 µs; in GPU time it is 131.5 µs. The compiled one takes 109 µs.")
+    assert the(gpu, "109 µs").verdict == "misattributed", gpu.comment
+    # pasted output is named by its header, not judged so
+    pasted = grade(kernel, "05_softmax", "explain_fusion", "```\neager    wall_us 157.0\ncompiled wall_us 109.0\n```\n"
+                   "Fusion removes three quarters of the bytes.")
+    assert all(f.verdict != "misattributed" for f in pasted.found), pasted.comment
+
+
+def test_latex_subscripts_and_other_languages_name_the_timing_method(kernel):
+    g = grade(kernel, "04_fusion", "explain_sweep", r"Middle: $S_{\text{wall}}(2^{20}) = 0.67$; $S_{\text{GPU}} = 2.82$.")
+    assert [f.verdict for f in g.found] == ["match", "match"], g.comment
+    assert "wall" in (g.found[0].matches or "") and "gpu" in (g.found[1].matches or ""), g.comment
