@@ -524,6 +524,23 @@ _SHARE_OF = rule(
     ("1/4 of the traffic", "a quarter of eager's bytes", "half the data", "one fourth of the unfused traffic"),
     ("1/4 of the time", "half as fast", "half as many bytes as float32"),
 )
+_HALF_OF = rule(
+    "number.half_of",
+    "'half' (mitad, moitié, Hälfte, metade, metà) of a ceiling or of a figure it names ('about half of the copy "
+    "roofline', 'half of bf16's 761', 'la mitad de los 761 de bf16'): a share or ratio of 0.5 (not 'half of the "
+    "machine is idle', 'half as wide', 'about half of bf16')",
+    r"(?<![\w-])((?:a\s+|one\s+)?half|(?:la\s+)?mitad|(?:la\s+)?moitié|(?:die\s+)?Hälfte|(?:a\s+)?metade|"
+    r"(?:la\s+)?metà)(?!\s+as\b)"
+    r"(?=\s+(?:(?:of|de|du|des|der|da|do|di|del|della|von|dos|das)\s+(?:(?:the|la|le|el|los|les|o|os|a|its|des|der|die|"
+    r"dei|delle)\s+)?|(?:the|its|la|le|el|die|der)\s+)(?:[\w#-]+['’]s\s+|(?!machine|chip|GPU|SMs?\b|time\b|data\b|bytes\b|traffic\b)[\w#-]+\s+){0,2}?"
+    r"(?:peaks?|rooflines?|bandwidths?|ceilings?|picos?|pic|Spitze|Spitzenleistung|techos?|plafond|"
+    r"\d(?![\d.,]*\s*(?:SMs?|tiles?|blocks?|threads?|cores?|bloques|tuiles)\b)))",
+    ("about half of the copy roofline", "half of bf16's 761", "la mitad de los 761 de bf16", "a bit under half of the peak",
+     "la moitié du pic", "die Hälfte der Spitze"),
+    ("half of the machine is idle", "half as wide", "half the data", "half of the SMs", "about half of bf16",
+     "half peak is crossed around n = 1100", "about half of the 132 SMs"),
+    flags=re.I,
+)
 _SHARES = {"quarter": 0.25, "fourth": 0.25, "third": 1 / 3, "fifth": 0.2, "eighth": 0.125, "half": 0.5}
 # "x3.9 speedup", "a ×4 reduction in traffic": a factor written before its number
 _PREFIX_FACTOR = rule(
@@ -695,6 +712,11 @@ def extract(text: str) -> list[Stated]:
         share = word if word is not None else to_float(m.group(1).replace(" ", ""))
         if share and not taken.overlaps(m.start(1), m.end(1)):
             add(Stated(m.group(1), m.start(1), m.end(1), "", share, (Reading("fraction", share),), unitless=True))
+    for m in _HALF_OF.finditer(text):
+        if not taken.overlaps(m.start(1), m.end(1)):
+            # a word for a figure: credited only to within a bare number's rounding (inferred), as 0.5 exactly is
+            add(Stated(m.group(1), m.start(1), m.end(1), "", 0.5, (Reading("fraction", 0.5), Reading("ratio", 0.5)),
+                       unitless=True, inferred=True))
     for m in _PREFIX_FACTOR.finditer(text):
         n = to_float(m.group(1).replace(",", "."))
         if n is not None and not taken.overlaps(m.start(), m.end()):

@@ -185,3 +185,13 @@ def test_latex_subscripts_and_other_languages_name_the_timing_method(kernel):
     g = grade(kernel, "04_fusion", "explain_sweep", r"Middle: $S_{\text{wall}}(2^{20}) = 0.67$; $S_{\text{GPU}} = 2.82$.")
     assert [f.verdict for f in g.found] == ["match", "match"], g.comment
     assert "wall" in (g.found[0].matches or "") and "gpu" in (g.found[1].matches or ""), g.comment
+
+
+def test_half_of_a_ceiling_or_of_a_named_figure_is_a_share_of_one_half(kernel):
+    """Read as a bare number is (to within rounding: 'about half' of a 0.485 share is not checked)."""
+    g = grade(kernel, "03_roofline", "explain_small",
+              "At n = 4096 TF32 ran at 384 TFLOP/s, about half of bf16's 761.")
+    assert the(g, "half").verdict == "match", g.comment
+    # not a share of anything the lessons measure
+    idle = grade(kernel, "03_roofline", "explain_small", "64 tiles leave about half of the 132 SMs empty.")
+    assert all(f.text != "half" for f in idle.found), idle.comment
