@@ -614,7 +614,8 @@ _PER_WORKER = named('case.per_worker',
         (' per call', ' of 2^20', ' per second'))(
     r"^\s*(?:per|for each|for every|pro|por|par|each)\s+(?:thread\s+|triton\s+|CUDA\s+)?"
     r"(?:programs?|blocks?|threads?|CTAs?|SMs?|warps?|instances?|Block|bloc|bloque|bloco)\b", re.I)
-_ELEMENTS = named('case.elements_word', "a case named by its count of elements ('4096 fp16 elements'): its size in bytes "
+_ELEMENTS = named('case.elements_word',
+    "a case named by its count of elements ('4096 fp16 elements'): its size in bytes "
     "after it restates the case, it names no part",
         ('4096 fp16 elements', '2^24 Elemente', '2^20 elementos', '2^12 éléments'),
         ('one row', '4096 x 4096'))(r"\b(?:elements?|Elemente?|elementos?|éléments?|elementi)\s*$", re.I)

@@ -249,7 +249,8 @@ _LAUNCH_CAUSE = rule(
     r"\bpays? (?:\w+ )?(?:kernel )?launch(?:es)?\b[^.;]{0,30}\bonly (?:one|1)\b|"
     # "the speedup is the launch ratio", "the speedup equals the launch-count ratio"
     r"\bspeed-?\s?ups?\b[^.;:]{0,24}\b(?:is|equals|=|matches|follows)\s+(?:just\s+|simply\s+|exactly\s+)?"
-    r"(?:the\s+)?(?:ratio of (?:the\s+)?(?:kernel\s+)?launch(?:es|\s+counts?)|(?:kernel[- ])?launch(?:[- ]count)?\s+ratio)",
+    r"(?:the\s+)?(?:ratio of (?:the\s+)?(?:kernel\s+)?launch(?:es|\s+counts?)|"
+    r"(?:kernel[- ])?launch(?:[- ]count)?\s+ratio)",
     ("the speedup comes from saving three kernel launches", "launches are what dominates an elementwise op",
      "eager pays four kernel launches and mine only one", "so the speedup is the launch ratio",
      "The speedup equals the launch ratio whenever the GPU is busy"),

@@ -535,7 +535,8 @@ _HALF_OF = rule(
     r"dei|delle)\s+)?|(?:the|its|la|le|el|die|der)\s+)(?:[\w#-]+['’]s\s+|(?!machine|chip|GPU|SMs?\b|time\b|data\b|bytes\b|traffic\b)[\w#-]+\s+){0,2}?"
     r"(?:peaks?|rooflines?|bandwidths?|ceilings?|picos?|pic|Spitze|Spitzenleistung|techos?|plafond|"
     r"\d(?![\d.,]*\s*(?:SMs?|tiles?|blocks?|threads?|cores?|bloques|tuiles)\b)))",
-    ("about half of the copy roofline", "half of bf16's 761", "la mitad de los 761 de bf16", "a bit under half of the peak",
+    ("about half of the copy roofline", "half of bf16's 761", "la mitad de los 761 de bf16",
+     "a bit under half of the peak",
      "la moitié du pic", "die Hälfte der Spitze"),
     ("half of the machine is idle", "half as wide", "half the data", "half of the SMs", "about half of bf16",
      "half peak is crossed around n = 1100", "about half of the 132 SMs"),

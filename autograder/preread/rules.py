@@ -51,7 +51,8 @@ def rule(name: str, purpose: str, pattern: str, examples: tuple[str, ...], count
 WALL = rule(
     "method.wall",
     "the sentence speaks of per-call wall time (CUDA events around one call, CPU dispatch included)",
-    r"(?<![A-Za-z0-9])wall|\bper[- ]call\b|\b(?:par appel|por llamada|pro Aufruf|por chamada|per chiamata)\b|\bend[- ]to[- ]end\b|\bcuda events?\b|\bevents? around\b|"
+    r"(?<![A-Za-z0-9])wall|\bper[- ]call\b|\b(?:par appel|por llamada|pro Aufruf|por chamada|per chiamata)\b|"
+    r"\bend[- ]to[- ]end\b|\bcuda events?\b|\bevents? around\b|"
     r"\b(?:one|a|each|every|the) call\b|"
     r"\bcalls? costs?\b|\bfrom python\b|\ba single call\b|\bsingle[- ]call\b|"
     r"(?<!\bno )(?<!without )(?<!free of )\bdispatch(?!\w*\s+(?:is|are)\s+(?:gone|absent|removed|excluded|not))|"
@@ -91,7 +92,8 @@ RATIO_TIME = rule(
 RATIO_TRAFFIC = rule(
     "ratio.about_traffic",
     "a ratio said of bytes is the work model's traffic ratio, not a measured speedup",
-    r"traffic|bytes?\b|memory(?![- ]?(?:bound|limited|time))|moves?\b(?!\s+(?:around|about|from run))|moving|\bdata\b|Verkehr|Datenverkehr|tráfego|"
+    r"traffic|bytes?\b|memory(?![- ]?(?:bound|limited|time))|moves?\b(?!\s+(?:around|about|from run))|moving|"
+    r"\bdata\b|Verkehr|Datenverkehr|tráfego|"
     r"tráfico|trafic|octets|Bytes|datos|dados|données",
     ("4x less traffic", "moves 4x fewer bytes", "the byte ratio is 4", "4-mal weniger Datenverkehr",
      "4 fois moins de trafic", "4x less memory traffic"),
