@@ -460,6 +460,22 @@ def _case_mentions(workload: Workload, text: str) -> list[Mapping[str, ParamValu
     return [m.params for m in workload.mentions(text) if m.params]
 
 
+#: the prefixes a unit slip moves a figure by (GFLOP/s for TFLOP/s, MB for GB, ms for µs)
+_SLIPS = (1e3, 1e-3)
+
+
+def _unit_slip(s: Stated, fits: list[Candidate]) -> bool:
+    """A number with a unit that is, to within rounding (:data:`CLOSE`), a thousand times more or less than a fact
+    its sentence is about: the right figure in the wrong unit, wrong (not another variant's or case's figure that
+    happens to lie a thousand times away)."""
+    if s.unitless or s.inferred or not s.unit:
+        return False
+    return any(c.fact.kind == r.kind and c.fact.value > 0 and not c.fact.given
+               and abs(r.value * k - c.fact.value) <= CLOSE * c.fact.value
+               for r in s.readings if r.kind not in ("ratio", "fraction", "launches", "sms")
+               for c in fits for k in _SLIPS)
+
+
 def _named_in_sentence(c: Candidate, ctx: Context, book: FactBook) -> bool:
     """Whether the case of another case's fact is one the number's sentence names, outside the number's own
     clause, which names none of those parameters ("TF32 sits between bf16 and float32 ...: at n = 4096 it ran at
@@ -590,6 +606,8 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
         return base.model_copy(update={"matches": hit.fact.label, "verdict": verdict, "of": hit.fact.variant})
     if cues.unchecked and s.kind == "time":  # CPU dispatch per launch: nothing measured to hold it against
         return base.model_copy(update={"verdict": "unchecked"})
+    if _unit_slip(s, fits):  # "the multiply reaches 360 GFLOP/s" (its 360 TFLOP/s): wrong, nobody else's figure
+        return base
     # another method's, statistic's or direction's figure of what the sentence names: a misattribution
     fitting = {id(c) for c in fits}
     # (a ratio of intensities said as one of times is no figure quoted from elsewhere: just not this one)

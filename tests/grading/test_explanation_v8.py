@@ -195,3 +195,12 @@ def test_half_of_a_ceiling_or_of_a_named_figure_is_a_share_of_one_half(kernel):
     # not a share of anything the lessons measure
     idle = grade(kernel, "03_roofline", "explain_small", "64 tiles leave about half of the 132 SMs empty.")
     assert all(f.text != "half" for f in idle.found), idle.comment
+
+
+def test_a_figure_in_a_unit_a_thousand_off_is_wrong_not_another_variant_s(kernel):
+    """v7's rs12: the 1024 multiply's 360 TFLOP/s written GFLOP/s was named the add's FLOP rate."""
+    g = grade(kernel, "03_roofline", "explain_small", "The multiply reaches 360 GFLOP/s, 47 % of peak.")
+    f = the(g, "360 GFLOP/s")
+    assert f.verdict == "unmatched" and f.actually is None, g.comment
+    right = grade(kernel, "03_roofline", "explain_intensity", "The multiply reaches 760 TFLOP/s at n = 4096.")
+    assert the(right, "760 TFLOP/s").verdict == "match", right.comment
