@@ -820,13 +820,41 @@ _RESULT_OF_FORMULA = named('case.formula_result',
 
 def _lesson_mentions(workload: Workload, text: str) -> list[Mention]:
     """The lesson's case mentions, read paragraph by paragraph (pieces of at most a few sentences), so a
-    lesson's pattern that is slow on a long run of text ("1,000,000,...") stays linear in the answer."""
+    lesson's pattern that is slow on a long run of text ("1,000,000,...") stays linear in the answer; and the
+    counts of elements it would read as "N elements" written otherwise (:data:`_ELEMENT_COUNT`)."""
     out: list[Mention] = []
     at = 0
     for para in re.finditer(r"\n[ \t]*\n", text):
         out += _mentions_in(workload, text, at, para.start())
         at = para.end()
-    return out + _mentions_in(workload, text, at, len(text))
+    out += _mentions_in(workload, text, at, len(text))
+    return out + _element_counts(workload, text, out)
+
+
+_ELEMENT_COUNT = named('case.element_count',
+    "a count of elements with a dtype between, in another language or misspelt ('4096 fp16 elements', '4096 "
+    "Elementen', '4096 elementi', '4096 elemnts'): the case the lesson reads in 'N elements', if it reads one",
+        ('4096 fp16 elements', 'Bei 4096 Elementen', 'Con 4096 elementi', '4096 elemnts', '16,777,216 valeurs'),
+        ('4096 x 4096', '4096 bytes', '4 kernels'))(
+    r"(?<![\w.,^])(\d{1,3}(?:,\d{3})+|\d+)\s+(?:(?:fp16|fp32|bf16|float16|float32|bfloat16|half|halves|floats?)\s+)?"
+    r"(?:elements?|elemnts?|elments?|elemets?|elemens|Elemente[n]?|elementi|elementos|éléments?|valeurs|Werte[n]?|"
+    r"valores|valori|values)\b", re.I)
+
+
+def _element_counts(workload: Workload, text: str, have: list[Mention]) -> list[Mention]:
+    """The case of each :data:`_ELEMENT_COUNT` the lesson's own mentions missed, as the lesson reads the same count
+    written "N elements" (a lesson that reads no such case gets none)."""
+    out: list[Mention] = []
+    spans = sorted((m.start, m.end) for m in have if m.params and "dtype" not in m.params)
+    starts = [a for a, _ in spans]
+    for m in _ELEMENT_COUNT.finditer(text):
+        i = bisect.bisect_right(starts, m.start(1)) - 1
+        if i >= 0 and spans[i][1] > m.start(1):
+            continue  # the lesson read it already
+        got = [g.params for g in workload.mentions(f"{m.group(1)} elements") if g.params and "dtype" not in g.params]
+        if got:
+            out.append(Mention(m.start(1), m.end(), params=got[0]))
+    return out
 
 
 def _mentions_in(workload: Workload, text: str, a: int, b: int) -> list[Mention]:

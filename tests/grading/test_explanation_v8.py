@@ -204,3 +204,16 @@ def test_a_figure_in_a_unit_a_thousand_off_is_wrong_not_another_variant_s(kernel
     assert f.verdict == "unmatched" and f.actually is None, g.comment
     right = grade(kernel, "03_roofline", "explain_intensity", "The multiply reaches 760 TFLOP/s at n = 4096.")
     assert the(right, "760 TFLOP/s").verdict == "match", right.comment
+
+
+def test_a_count_of_elements_written_otherwise_names_the_case_the_lesson_reads_in_n_elements(kernel):
+    for text in ("Start tiny: 4096 fp16 elements is 8 KB. In GPU time eager is 4.56 µs and fused 1.09 µs.",
+                 "Bei 4096 Elementen ist alles Startaufwand. In GPU-Zeit braucht eager 4.56 µs und fused 1.09 µs.",
+                 "At 4096 elemnts both are launch-bound. In GPU time eager is 4.56 µs and fused 1.09 µs."):
+        g = grade(kernel, "04_fusion", "explain_sweep", text)
+        assert the(g, "4.56 µs").verdict == the(g, "1.09 µs").verdict == "match", g.comment
+        assert "2^12" in (the(g, "4.56 µs").about or ""), g.comment
+    # a lesson that reads no case in "N elements" gets none (03's n is a matrix's side)
+    mm = grade(kernel, "03_roofline", "explain_intensity", "Each of the 4096 elements is 2 bytes; the multiply takes "
+               "180 µs.")
+    assert "2^12" in (the(mm, "180 µs").about or "") and the(mm, "180 µs").verdict == "match", mm.comment
