@@ -139,8 +139,11 @@ KERNEL_TIME = rule(
     "method.kernel_time",
     "a time said of the kernel itself ('an 18 µs kernel', 'its kernel only runs for 18 µs') is GPU time",
     r"^\s*(?:\)\s*)?(?:of\s+)?(?:gpu\s+)?kernels?\b(?!\s+launch)|"
-    r"\bkernels?\b[^.;,]{0,25}\b(?:runs?|ran|takes?|took|lasts?|lasted|needs?|needed)\b[^.;,]{0,12}$",
-    (" kernel itself runs", "its kernel only runs for ", " kernel.", "My kernel took "),
+    r"\bkernels?\b[^.;,]{0,25}\b(?:runs?|ran|takes?|took|lasts?|lasted|needs?|needed)\b[^.;,]{0,12}$|"
+    r"\b(?:a|an|one|its|un|une|ein|einen|einem|uno|um)\s+(?:kernel|noyau|núcleo|Kernel)\s+(?:of|de|von|di|do)\s+"
+    r"(?:~\s*|≈\s*|about\s+|environ\s+|unos\s+|etwa\s+)?$",
+    (" kernel itself runs", "its kernel only runs for ", " kernel.", "My kernel took ", "pour un noyau de ",
+     "before a kernel of about "),
     (" kernel launches", "for the call "),
 )
 

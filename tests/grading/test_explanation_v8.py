@@ -217,3 +217,10 @@ def test_a_count_of_elements_written_otherwise_names_the_case_the_lesson_reads_i
     mm = grade(kernel, "03_roofline", "explain_intensity", "Each of the 4096 elements is 2 bytes; the multiply takes "
                "180 µs.")
     assert "2^12" in (the(mm, "180 µs").about or "") and the(mm, "180 µs").verdict == "match", mm.comment
+
+
+def test_a_kernel_of_so_many_microseconds_is_gpu_time_in_any_language(kernel):
+    g = grade(kernel, "04_fusion", "explain_headline",
+              "Par appel, l'appel fusionné coûte 97,9 µs (répartition CPU, gardes) pour un noyau de 17,5 µs.")
+    assert the(g, "17,5 µs").verdict == "match" and "gpu" in (the(g, "17,5 µs").matches or ""), g.comment
+    assert the(g, "97,9 µs").verdict == "match" and "wall" in (the(g, "97,9 µs").matches or ""), g.comment
