@@ -224,3 +224,10 @@ def test_a_kernel_of_so_many_microseconds_is_gpu_time_in_any_language(kernel):
               "Par appel, l'appel fusionné coûte 97,9 µs (répartition CPU, gardes) pour un noyau de 17,5 µs.")
     assert the(g, "17,5 µs").verdict == "match" and "gpu" in (the(g, "17,5 µs").matches or ""), g.comment
     assert the(g, "97,9 µs").verdict == "match" and "wall" in (the(g, "97,9 µs").matches or ""), g.comment
+
+
+def test_a_cue_that_labels_its_own_number_does_not_carry_to_the_next_clause(kernel):
+    g = grade(kernel, "04_fusion", "explain_headline",
+              "bytes 268 vs 67, speedup gpu 3.97, wall 0.93, bandwidth 3867 / 3840. wall includes dispatch.")
+    assert the(g, "3867").verdict == "match" and "gpu" in (the(g, "3867").matches or ""), g.comment
+    assert the(g, "0.93").verdict == "match" and "wall" in (the(g, "0.93").matches or ""), g.comment
