@@ -405,14 +405,15 @@ _LABEL = rule(
     "number.labelled",
     "a quantity named before a list of bare numbers of it: 'bytes: mm 100663296', 'GPU times: eager 27.1, ... "
     "(µs)', 'kernels 5 / 1', 'FLOPs: 2n^3 = 1.37e11', 'ridge: 191'",
-    r"(?<![\w/])(?:(bytes?|traffic|octets|tr[áa]f(?:ic|ego|ico)|Verkehr|Datenverkehr)|(flops?)|"
-    r"(intensit(?:y|ies|ät|é|ad|ade)|AI|ridge(?:[ -]point)?)|"
+    r"(?<![\w/])(?:(bytes?|traffic|octets|tr[áa]f(?:ic|ego|ico)|Verkehr|Datenverkehr|(?-i:B)(?:_\{?\w+\}?)?(?=\s*=))|"
+    r"(flops?|(?-i:F)(?:_\{?\w+\}?)?(?=\s*=))|"
+    r"(intensit(?:y|ies|ät|é|ad|ade)|AI|ridge(?:[ -]point)?|(?-i:I)(?:_\{?\w+\}?)?(?=\s*=))|"
     r"((?:kernels?|launch(?:es)?|noyaux|lançamentos|lanzamientos)(?!\s+(?:of|with|that|which|for|take|run)\b))|"
     r"((?:gpu|wall|kernel)[ _-]?(?:times?|per[ _-]call|clock)|times?(?=\s*(?:\([^()]{0,8}\))?\s*:))|"
     r"(bandwidths?|achieved|throughput|Bandbreite|ancho de banda|bande passante|largura de banda)|"
     r"(fractions?|shares?|efficiency|utili[sz]ation))(?![\w/])",
     ("bytes: mm 100663296", "GPU times: eager 27.1", "kernels 5 / 1", "FLOPs: 1.37e11", "ridge: 191",
-     "times (µs): 71.1"),
+     "times (µs): 71.1", "F = 2n^3 = 2.15e9", "B_mm = 6.29e6", "I = F/B = 341"),
     ("the time is", "bytes/s", "kernels of 71"),
 )
 _LABEL_KINDS = ("bytes", "flops", "intensity", "launches", "time", "bandwidth", "fraction")

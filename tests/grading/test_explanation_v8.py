@@ -231,3 +231,13 @@ def test_a_cue_that_labels_its_own_number_does_not_carry_to_the_next_clause(kern
               "bytes 268 vs 67, speedup gpu 3.97, wall 0.93, bandwidth 3867 / 3840. wall includes dispatch.")
     assert the(g, "3867").verdict == "match" and "gpu" in (the(g, "3867").matches or ""), g.comment
     assert the(g, "0.93").verdict == "match" and "wall" in (the(g, "0.93").matches or ""), g.comment
+
+
+def test_a_formula_s_symbol_names_the_quantity_of_its_bare_value(kernel):
+    """v7's rs06: '$F = 2n^3 = 2.15\\times10^{9}$, $B = 3n^2 s = 6.29\\times10^{6}$' states FLOPs and bytes."""
+    g = grade(kernel, "03_roofline", "explain_small",
+              r"$F = 2n^3 = 2.15\times10^{9}$, $B = 3n^2 s = 6.29\times10^{6}$, so the intensity is high.")
+    assert [(f.kind, f.verdict) for f in g.found] == [("flops", "match"), ("bytes", "match")], g.comment
+    # a lower-case b or f is no such symbol
+    plain = grade(kernel, "03_roofline", "explain_small", "Take b = 2 and f = 3 for the example.")
+    assert not plain.found, plain.comment
