@@ -166,7 +166,9 @@ def _nearest(pattern: re.Pattern[str], ix: _Index, ctx: Context, s: Stated,
     if brk is not None and brk.end() > own:
         return None
     got = ix.last_before(pattern, brk.end() if brk else floor, own)
-    if got is not None and _LABELS_ITS_OWN.match(ix.text[got.end():got.end() + 24]):
+    if got is not None and _LABELS_ITS_OWN.match(ix.text[got.end():got.end() + 24]) and not re.search(
+            r"(?:\bvs\.?|\bversus|\bagainst|\bcompared (?:to|with)|/|\bgegen|\bcontre|\bcontra)\s*$",
+            ix.text[max(got.end(), own - 24):own], re.I):  # ("wall 71.1 vs 18.4": both are wall figures)
         return None  # "speedup gpu 3.97, wall 0.93, bandwidth 3867": "wall" labels its own number, not this one
     return got
 
