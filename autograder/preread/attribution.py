@@ -101,9 +101,9 @@ _THAN = named('subject.than',
 _RIGHT_AFTER = named('subject.right_after',
     "between a number and the variant right after it: '41 µs for the library kernel', '0.31 FLOP/B "
     "unfused'",
-        (' for the ', ' ', ' of the three ', ' no ', ' für die ', ' pour la ', ' en el '),
+        (' for the ', ' ', ' of the three ', ' no ', ' für die ', ' pour la ', ' en el ', ' di '),
         (' and then the ',))(
-    r"^\s*(?:\(\s*)?(?:(?:for|of|in|on|by|with|from|no|na|do|da|para|en|del|im|beim|bei|für|pour|du|des)\s+)?"
+    r"^\s*(?:\(\s*)?(?:(?:for|of|in|on|by|with|from|no|na|do|da|para|en|del|im|beim|bei|für|pour|du|des|di|dell[aoe]?)\s+)?"
     r"(?:the\s+|an?\s+|a single\s+|one\s+|el\s+|la\s+|le\s+|les\s+|die\s+|der\s+|den\s+|o\s+|a\s+)?"
     r"(?:\d+\s+|(?:two|three|four|five|six|seven|eight)\s+)?$", re.I)
 #: a variant that labels the number: "eager: 11 µs", "eager's 27 µs", "compiled = 9 µs"
@@ -335,8 +335,9 @@ _OPENS_WITH_PRONOUN = named('subject.pronoun_opens',
 _PAREN_OF = named('subject.parenthesis_of_name',
     "an opening parenthesis right after a variant's name ('than eager (26 µs, 5 kernels)', 'eager's (71 µs'): "
     "the figures inside it are that variant's",
-        (' (', "'s (", ' ('),
-        (' is (', ' ran ('))(r"^(?:['’]s)?\s*\($", re.I)
+        (' (', "'s (", ' (', "'s simple streaming passes (", "'s 5 kernels ("),
+        (' is (', ' ran (', "'s kernel is fast ("))(
+    r"^(?:['’]s(?:\s+(?!(?:is|are|was|were|has|have|does|do|runs?|takes?|moves?)\b)[\w-]+){0,3})?\s*\($", re.I)
 
 
 def _in_parenthesis_of(num: Stated, text: str, names: _Names, sentence: tuple[int, int]) -> str | None:
@@ -457,8 +458,8 @@ class _Cases:
                     params = {**params, **{k: v for k, v in self.case.items() if k not in m.keeps}}
                     named = {k: v for k, v in named.items() if k in m.keeps}
                 continue
-            if self.compared[i] and m.end < num.start - 2:
-                continue
+            if self.compared[i] and m.end < num.start - 2 and not _POSSESSIVE.match(text, m.end, num.start):
+                continue  # ("vs float32's 2.69 ms": the figure is float32's all the same)
             params.update(m.params)
             last = m.params
             named = {**named, **m.params}
@@ -487,16 +488,20 @@ class _Cases:
         return _complete(params, named, last, known), in_sentence, frozenset(named)
 
 
+_POSSESSIVE = named('case.possessive', "a case's name right before its figure: \"float32's 2.69 ms\", \"bf16's ~761\"",
+        ("'s ", "’s about ", "'s ~"),
+        (" is ", "'s peak of "))(r"['’]s\s*(?:~\s*|≈\s*|about\s+|only\s+)?$", re.I)
 _CLAUSE_CONTRAST = named('case.contrast', "a case named after a contrast ('; but at 2^22') is not the number's",
         ('; ', ' but ', ' whereas '),
         (', ',))(r"[;]|\b(?:but|while|whereas|instead)\b", re.I)
 #: "20 MB at 2^22", "50 TFLOP/s for plain fp32", "90 µs of GPU time at 2^22": a few words, then the case
 _CASE_TAIL = named('case.tail',
     "a few words between a number and the case after it: '20 MB at 2^22', '90 µs of GPU time at 2^22'",
-        (' at ', ' of GPU time at ', ' for plain '),
-        (' and then at ',))(
-    r"^(?!.*\b(?:and|or|but|as|than|like|vs|versus|while|whereas|against)\b)(?!.*[,;])"
-    r"\s*(?:\(\s*)?(?:[a-zA-Z-]+\s+){0,3}?(?:at|for|in|with|on|of)?\s*(?:[a-zA-Z-]+\s+){0,2}$", re.I
+        (' at ', ' of GPU time at ', ' for plain ', ' (', ' '),
+        (' and then at ', ' sits between ', ' is still below '))(
+    r"^(?!.*\b(?:and|or|but|as|than|like|vs|versus|while|whereas|against|between|among|zwischen|entre|tra|fra)\b)"
+    r"(?!.*[,;])\s*(?:\(\s*)?(?:(?:[a-zA-Z-]+\s+){0,3}?(?:at|for|in|with|on|of|bei|für|mit|en|para|con|pour|à|em|com|a|ad|di|de|du|da)"
+    r"\s+(?:[a-zA-Z-]+\s+){0,2})?$", re.I
 )
 
 
@@ -595,6 +600,27 @@ _PART_SIZE = named('case.part_size',
     r"\d[\d.,]*\s*(?:[kmgt]i?b\b|bytes?\b|(?-i:B)\b)", re.I)
 
 
+_RATIO_AFTER = named('case.ratio_after',
+    "a number right before 'times' or a ratio word ('8192 times longer', '8192x slower', '1365-fold') is a ratio's "
+    "value, not a case",
+        (' times longer', 'x slower', ' times', '-fold', ' mal länger', ' veces más', ' fois plus', ' volte più'),
+        (' x 4096', ' times 4096', ' elements', ' fp16 elements'))(
+    r"^(?:\s*(?:times|fold|mal|veces|fois|vezes|volte)(?!\s*\d)|-fold|\s*[x×]\s*(?:longer|shorter|faster|slower|more|"
+    r"less|fewer|larger|smaller|higher|lower)\b)", re.I)
+_PER_WORKER = named('case.per_worker',
+    "a case's word followed by 'per program', 'per block', 'per thread' ('one row per program') says how the work is "
+    "split, not which case the answer is about",
+        (' per program', ' per block', ' per thread block', ' per CTA', ' pro Block', ' par bloc', ' por bloque'),
+        (' per call', ' of 2^20', ' per second'))(
+    r"^\s*(?:per|for each|for every|pro|por|par|each)\s+(?:thread\s+|triton\s+|CUDA\s+)?"
+    r"(?:programs?|blocks?|threads?|CTAs?|SMs?|warps?|instances?|Block|bloc|bloque|bloco)\b", re.I)
+_ELEMENTS = named('case.elements_word',
+    "a case named by its count of elements ('4096 fp16 elements'): its size in bytes "
+    "after it restates the case, it names no part",
+        ('4096 fp16 elements', '2^24 Elemente', '2^20 elementos', '2^12 éléments'),
+        ('one row', '4096 x 4096'))(r"\b(?:elements?|Elemente?|elementos?|éléments?|elementi)\s*$", re.I)
+
+
 _TILE_NEAR = named('case.tile_shape_near',
     "a square shape ('128 by 128', '128 x 128') a few words after tiles or blocks are named ('cuts C into tiles, "
     "and if they are 128 by 128') is the tiling, not a case",
@@ -622,7 +648,9 @@ def _not_tiles(mentioned: list[Mention], text: str) -> list[Mention]:
             or not (_TILE.search(text[max(0, m.start - 24):m.start]) or _TILE_AFTER.match(text[m.end:m.end + 12])
                     or _square_after_tiles(m, text)
                     or _AFTER_FACTOR.search(text[max(0, m.start - 30):m.start])
-                    or _PART_SIZE.match(text[m.end:m.end + 40])
+                    or (_PART_SIZE.match(text[m.end:m.end + 40]) and not _ELEMENTS.search(text[m.start:m.end]))
+                    or _RATIO_AFTER.match(text[m.end:m.end + 16])
+                    or _PER_WORKER.match(text[m.end:m.end + 32])
                     or (re.search(r"(?:^|\s|of)(?:\d+|2\s?(?:\^|\*\*)\s?\d{1,2})$", text[m.start:m.end])
                         and _SIZE_IS_VALUE.match(text[m.end:m.end + 12])))]
 
@@ -779,18 +807,54 @@ def _with_unitless_cells(found: list[Stated], text: str, cells: list[Cell]) -> l
 
 def _in_formula(text: str, m: Mention) -> bool:
     return bool(FORMULA.match(text[m.end:m.end + 8])) or bool(
-        re.search(r"[/÷*·]\s*$", text[max(0, m.start - 3):m.start]))
+        re.search(r"[/÷*·]\s*$", text[max(0, m.start - 3):m.start])) or bool(
+        _RESULT_OF_FORMULA.search(text[max(0, m.start - 6):m.start]))
+
+
+_RESULT_OF_FORMULA = named('case.formula_result',
+    "a size right after '=' that follows a formula ('2·4096³ = 2^37', '8·2^24 = 2^27') is the formula's value, not a "
+    "case ('n = 4096' is one)",
+        ('4096³ = ', '2^24 = ', '(2n) = '),
+        ('n = ', 'N = ', 'size = '))(r"[\d⁰¹²³⁴⁵⁶⁷⁸⁹)#]\s*=\s*$")
 
 
 def _lesson_mentions(workload: Workload, text: str) -> list[Mention]:
     """The lesson's case mentions, read paragraph by paragraph (pieces of at most a few sentences), so a
-    lesson's pattern that is slow on a long run of text ("1,000,000,...") stays linear in the answer."""
+    lesson's pattern that is slow on a long run of text ("1,000,000,...") stays linear in the answer; and the
+    counts of elements it would read as "N elements" written otherwise (:data:`_ELEMENT_COUNT`)."""
     out: list[Mention] = []
     at = 0
     for para in re.finditer(r"\n[ \t]*\n", text):
         out += _mentions_in(workload, text, at, para.start())
         at = para.end()
-    return out + _mentions_in(workload, text, at, len(text))
+    out += _mentions_in(workload, text, at, len(text))
+    return out + _element_counts(workload, text, out)
+
+
+_ELEMENT_COUNT = named('case.element_count',
+    "a count of elements with a dtype between, in another language or misspelt ('4096 fp16 elements', '4096 "
+    "Elementen', '4096 elementi', '4096 elemnts'): the case the lesson reads in 'N elements', if it reads one",
+        ('4096 fp16 elements', 'Bei 4096 Elementen', 'Con 4096 elementi', '4096 elemnts', '16,777,216 valeurs'),
+        ('4096 x 4096', '4096 bytes', '4 kernels'))(
+    r"(?<![\w.,^])(\d{1,3}(?:,\d{3})+|\d+)\s+(?:(?:fp16|fp32|bf16|float16|float32|bfloat16|half|halves|floats?)\s+)?"
+    r"(?:elements?|elemnts?|elments?|elemets?|elemens|Elemente[n]?|elementi|elementos|éléments?|valeurs|Werte[n]?|"
+    r"valores|valori|values)\b", re.I)
+
+
+def _element_counts(workload: Workload, text: str, have: list[Mention]) -> list[Mention]:
+    """The case of each :data:`_ELEMENT_COUNT` the lesson's own mentions missed, as the lesson reads the same count
+    written "N elements" (a lesson that reads no such case gets none)."""
+    out: list[Mention] = []
+    spans = sorted((m.start, m.end) for m in have if m.params and "dtype" not in m.params)
+    starts = [a for a, _ in spans]
+    for m in _ELEMENT_COUNT.finditer(text):
+        i = bisect.bisect_right(starts, m.start(1)) - 1
+        if i >= 0 and spans[i][1] > m.start(1):
+            continue  # the lesson read it already
+        got = [g.params for g in workload.mentions(f"{m.group(1)} elements") if g.params and "dtype" not in g.params]
+        if got:
+            out.append(Mention(m.start(1), m.end(), params=got[0]))
+    return out
 
 
 def _mentions_in(workload: Workload, text: str, a: int, b: int) -> list[Mention]:

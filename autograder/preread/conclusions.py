@@ -246,10 +246,15 @@ _LAUNCH_CAUSE = rule(
     "'eager pays four kernel launches and mine only one', 'launches are what dominates'",
     r"\b(?:sav(?:es|ing|e)|remov\w+|eliminat\w+|cutting|fewer)\b[^.;:]{0,30}\blaunch(?:es)?\b|"
     r"\blaunch(?:es)?\b[^.;]{0,30}\b(?:(?:is|are) what dominat\w*|dominat\w*|(?:is|are) what makes)\b|"
-    r"\bpays? (?:\w+ )?(?:kernel )?launch(?:es)?\b[^.;]{0,30}\bonly (?:one|1)\b",
+    r"\bpays? (?:\w+ )?(?:kernel )?launch(?:es)?\b[^.;]{0,30}\bonly (?:one|1)\b|"
+    # "the speedup is the launch ratio", "the speedup equals the launch-count ratio"
+    r"\bspeed-?\s?ups?\b[^.;:]{0,24}\b(?:is|equals|=|matches|follows)\s+(?:just\s+|simply\s+|exactly\s+)?"
+    r"(?:the\s+)?(?:ratio of (?:the\s+)?(?:kernel\s+)?launch(?:es|\s+counts?)|"
+    r"(?:kernel[- ])?launch(?:[- ]count)?\s+ratio)",
     ("the speedup comes from saving three kernel launches", "launches are what dominates an elementwise op",
-     "eager pays four kernel launches and mine only one"),
-    ("eager launches 4 kernels", "the launch count drops from 4 to 1"),
+     "eager pays four kernel launches and mine only one", "so the speedup is the launch ratio",
+     "The speedup equals the launch ratio whenever the GPU is busy"),
+    ("eager launches 4 kernels", "the launch count drops from 4 to 1", "the speedup is the traffic ratio"),
 )
 _SIZES_NAMED = rule(
     "conclusion.sizes_named",
@@ -352,8 +357,13 @@ def bound_claims(masked: str, sentences: list[tuple[int, int]], names: list[Ment
             if _NEGATED.search(s[max(0, m.start() - 30):m.start()]) or elsewhere or _SIZES_NAMED.search(s) or re.search(
                     r"\b(?:would|should|expect\w*|predict\w*|on paper|in theory|if)\b", s[:m.start()], re.I):
                 continue
-            before = [n for n in names if a <= n.start < a + m.start() and n.variant is not None]
-            variant = before[-1].variant if before else None
+            before = [n for n in names if a <= n.start < a + m.start()]
+            if before and before[-1].variant is None:  # "both are memory-bound": every variant is
+                said = [v for v in intensities if (intensities[v] > high if memory else intensities[v] < low)]
+                variant = said[0] if said else None
+            else:
+                before = [n for n in before if n.variant is not None]
+                variant = before[-1].variant if before else None
             if variant is None or variant not in intensities:
                 continue
             intensity = intensities[variant]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from ..mentions import dtype_mentions
 from ..records import ExplanationGrade, FoundNumber, ParamValue, ReferenceRun, render_params
 from ..spec import ExplanationSpec, LessonSpec
-from ..workload import Fact
+from ..workload import Fact, Workload
 from .attribution import LOOKBACK, Attributed, Context, attribute, frame
 from .conclusions import bound_claims, conclusions, misconceptions
 from .factbook import Candidate, FactBook, fact_book
@@ -31,6 +32,7 @@ from .rules import (
     EACH,
     GPU,
     KERNEL_TIME,
+    KERNELS_PAREN,
     OVERHEAD,
     PREDICTED,
     RATIO_TIME,
@@ -102,6 +104,13 @@ _STRONG_BREAK = named('cue.strong_break',
         (', ',))(r";|,\s*and\b|\b(?:but|while|whereas|however)\b", re.I)
 
 
+_LABELS_ITS_OWN = named('cue.labels_its_own',
+    "right after a cue of an earlier clause, a number: the cue labels that number ('wall 0.93, bandwidth 3867'), "
+    "it does not carry to the next clause",
+        (' 0.93', ': 0.93', ' = ~3.9', ' time 71 µs'),
+        (' eager 71 µs', ', eager'))(r"^(?:\s*(?:time|speed-?up|ratio))?\s*[:=]?\s*[~≈]?\s*\d", re.I)
+
+
 class _Index:
     """Every match of a pattern in the answer, found once (a pass over the text per pattern), so the cues of
     each number are binary searches: the pre-read stays linear in the answer whatever its numbers."""
@@ -156,7 +165,12 @@ def _nearest(pattern: re.Pattern[str], ix: _Index, ctx: Context, s: Stated,
     brk = ix.last_before(_STRONG_BREAK, floor, min(s.start, own + 12))
     if brk is not None and brk.end() > own:
         return None
-    return ix.last_before(pattern, brk.end() if brk else floor, own)
+    got = ix.last_before(pattern, brk.end() if brk else floor, own)
+    if got is not None and _LABELS_ITS_OWN.match(ix.text[got.end():got.end() + 24]) and not re.search(
+            r"(?:\bvs\.?|\bversus|\bagainst|\bcompared (?:to|with)|/|\bgegen|\bcontre|\bcontra)\s*$",
+            ix.text[max(got.end(), own - 24):own], re.I):  # ("wall 71.1 vs 18.4": both are wall figures)
+        return None  # "speedup gpu 3.97, wall 0.93, bandwidth 3867": "wall" labels its own number, not this one
+    return got
 
 
 @dataclass(frozen=True)
@@ -186,7 +200,12 @@ class _Cues:
         own = hi - len(ctx.own_clause) if ctx.own_clause else lo
         m = _nearest(_METHOD, ix, ctx, s, after_penalty=8)  # "in GPU time was 3.9x and in wall time 1x"
         method = None if m is None else ("wall" if m.group(1) else "gpu")
-        if KERNEL_TIME.search(ctx.after[:24]) or KERNEL_TIME.search(ctx.before):
+        # "Per call my kernel takes 118 µs": said per call in its own clause (not "dispatch takes longer than the
+        # 17.5 µs kernel": what the call pays besides the kernel)
+        said_wall = (method == "wall" and m is not None and m.start() >= own
+                     and re.search(r"wall|call|end|events?", m.group(0), re.I) is not None)
+        if (KERNEL_TIME.search(ctx.after[:24]) or KERNEL_TIME.search(ctx.before)
+                or KERNELS_PAREN.search(ix.text, max(0, s.start - 40), s.start)) and not said_wall:
             method = "gpu"
         t = _nearest(_RATIO_TOPIC, ix, ctx, s)
         topic = None if t is None else ("time" if t.group(1) else "traffic")
@@ -230,7 +249,8 @@ def _why_not(c: Candidate, ctx: Context, cues: _Cues, several: frozenset[str] = 
     """Why a fact of this case is not what the sentence says the number is (None: it is): another timing
     method, a ratio of the other statistic, the comparison the other way round, one kernel's not the total."""
     f = c.fact
-    if cues.method and _family(f.method) not in (None, cues.method):
+    # (a count of launches is the same whichever way the call is timed)
+    if cues.method and f.kind not in ("launches", "sms") and _family(f.method) not in (None, cues.method):
         return f"the {_family(f.method)} figure, not the {cues.method} one"
     if f.kind == "ratio" and f.topic == "intensity" and (cues.topic == "time" or cues.method is not None
                                                          or RATIO_TIME.search(ctx.clause) is not None):
@@ -272,6 +292,31 @@ def _wall_as_kernel(c: Candidate, ctx: Context) -> bool:
     the lesson's misconception, whose figures are right but not the kernel's."""
     return (_family(c.fact.method) == "wall" and not c.fact.given and WALL.search(ctx.sentence) is not None
             and WALL_AS_KERNEL.search(ctx.sentence) is not None and OVERHEAD.search(ctx.sentence) is None)
+
+
+#: how far back before a number's sentence a timing method said earlier in its paragraph still holds
+METHOD_CARRIES = 400
+_PARAGRAPH = re.compile(r"\n[ \t]*\n")
+
+
+def _wall_unsaid(c: Candidate, ctx: Context, cues: _Cues, text: str, laid_out: tuple[tuple[int, int], ...],
+                 case: Mapping[str, ParamValue]) -> bool:
+    """A per-call (wall) figure where neither its sentence nor the paragraph before it (the last timing method
+    named there, within :data:`METHOD_CARRIES` characters) says per call, and no overhead is named: given as the
+    time, the speedup or the bandwidth, which the lessons' prompts and quantities take in GPU time. A table's or
+    pasted output's figures are named by their headers, and a sentence at another case than the cell's (a sweep's
+    point) is not judged so."""
+    f = c.fact
+    if (_family(f.method) != "wall" or cues.method is not None or f.given or f.kind == "launches"
+            or not ctx.in_one_span or WALL.search(ctx.sentence) or OVERHEAD.search(ctx.sentence)
+            or any(a <= ctx.offset < b for a, b in laid_out)
+            # a sweep's point ("At 2^20 still 55.5 µs vs 68.2 µs"): the cell compares methods across cases
+            or any(ctx.params.get(k) != case.get(k) for k in ctx.named_params)):
+        return False
+    lo = max(0, ctx.offset - METHOD_CARRIES)
+    para = [m.end() for m in _PARAGRAPH.finditer(text, lo, ctx.offset)]
+    said = list(_METHOD.finditer(text, para[-1] if para else lo, ctx.offset))
+    return not said or said[-1].group(1) is None
 
 
 def _memory_bound_rate(c: Candidate, book: FactBook, params: Mapping[str, ParamValue]) -> bool:
@@ -372,6 +417,18 @@ _MODEL_FIGURE = named('subject.model_figure',
     r"expects?|gives|counts?)|\s+(?:would\s+)?(?:predict|say|expect)(?:ed|s)?)\s+(?:only\s+|just\s+)?$", re.I)
 
 
+_INSTEAD_OF_COUNT = named('subject.count_instead_of',
+    "right before a count, words that set it against the count before it ('5 kernels instead of 1', 'hence 5 "
+    "kernels, not 1', '5 kernel invece di 1', '5 launches (model: 1)'): the other count, the work model's where it "
+    "is one, restated (no variant's measured count)",
+        ('5 kernels instead of ', 'hence 5 kernels, not ', '5 kernel invece di ', '5 launches (model: ',
+         '5 Kernel statt ', '5 noyaux au lieu de ', '5 kernels en lugar de '),
+        ('eager launches 4 kernels and mine launches ', 'not ', 'the compiled one has '))(
+    r"\d\s*(?:[\w-]+\s+){0,2}?(?:kernels?|kernel|launch(?:es)?|lanci|Kernel|noyaux|lanzamientos)\s*"
+    r"(?:\(\s*(?:work[- ]?)?model\s*[:=]|,?\s*(?:instead of|rather than|not|statt|anstatt|invece di|en lugar de|"
+    r"en vez de|au lieu de|em vez de|no|nicht))\s*(?:the\s+|just\s+|only\s+)?$", re.I)
+
+
 _PER_PART = named('subject.count_per_part',
     "a count of kernels per part of the work ('two kernels per reduction', '3 launches for each row'): no "
     "variant's count, neither right nor wrong",
@@ -408,7 +465,94 @@ def _compared_elsewhere(s: Stated, ctx: Context, book: FactBook, cues: _Cues, cu
     return None, ctx, base
 
 
-def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _Index | None = None) -> FoundNumber:
+@functools.lru_cache(maxsize=64)
+def _case_mentions(workload: Workload, text: str) -> list[Mapping[str, ParamValue]]:
+    """The case parameters ``text`` (a sentence or a clause, at most a few hundred characters) names: looked up
+    once per sentence, however many facts a number is compared with."""
+    return [m.params for m in workload.mentions(text) if m.params]
+
+
+#: the prefixes a unit slip moves a figure by (GFLOP/s for TFLOP/s, MB for GB, ms for µs)
+_SLIPS = (1e3, 1e-3)
+
+
+def _unit_slip(s: Stated, fits: list[Candidate]) -> bool:
+    """A number with a unit that is, to within rounding (:data:`CLOSE`), a thousand times more or less than a fact
+    its sentence is about: the right figure in the wrong unit, wrong (not another variant's or case's figure that
+    happens to lie a thousand times away)."""
+    if s.unitless or s.inferred or not s.unit:
+        return False
+    return any(c.fact.kind == r.kind and c.fact.value > 0 and not c.fact.given
+               and abs(r.value * k - c.fact.value) <= CLOSE * c.fact.value
+               for r in s.readings if r.kind not in ("ratio", "fraction", "launches", "sms")
+               for c in fits for k in _SLIPS)
+
+
+def _named_in_sentence(c: Candidate, ctx: Context, book: FactBook) -> bool:
+    """Whether the case of another case's fact is one the number's sentence names, outside the number's own
+    clause, which names none of those parameters ("TF32 sits between bf16 and float32 ...: at n = 4096 it ran at
+    384 TFLOP/s": 384 is TF32's, the case the sentence is about, though float32 was named last)."""
+    params = dict(c.fact.params or {})
+    diff = {k: v for k, v in params.items() if ctx.params.get(k) != v}
+    if not diff or (c.fact.variant is not None and ctx.variant is not None and c.fact.variant != ctx.variant):
+        return False
+    said = _case_mentions(book.spec.workload, ctx.sentence)
+    clause = _case_mentions(book.spec.workload, ctx.own_clause) if ctx.own_clause else []
+    return all(any(m.get(k) == v for m in said) and not any(k in m for m in clause) for k, v in diff.items())
+
+
+def _sentence_own(s: Stated, cands: list[Candidate], base: FoundNumber, ctx: Context, rel: float
+                  ) -> FoundNumber | None:
+    """The number credited as the fact of a case its sentence names (see :func:`_named_in_sentence`)."""
+    hit = _best(s, cands, rel)
+    if hit is None:
+        return None
+    moved = dataclasses.replace(ctx, params=dict(hit.fact.params or {}))
+    return base.model_copy(update={"matches": hit.fact.label, "verdict": "match", "of": hit.fact.variant,
+                                   "about": _about(moved, True)})
+
+
+#: how close a time said of what a call pays besides its kernels must be to the call's wall time less its GPU time
+OVERHEAD_TOL = 0.10
+
+
+def _per_call_overhead(s: Stated, ctx: Context, book: FactBook) -> tuple[str, str | None] | None:
+    """(label, variant) of the per-call overhead a time is, in a clause that names what a call pays besides its
+    kernels (dispatch, guards, Python, host): a variant's wall time per call less its GPU time, to within
+    :data:`OVERHEAD_TOL`; the variant its sentence names, else the only one that fits. None: no such figure."""
+    if OVERHEAD.search(ctx.own_clause or ctx.clause) is None and OVERHEAD.search(ctx.after[:40]) is None:
+        return None
+    times = [c.fact for c in book.of_kind(ctx.params, "time") if not c.fact.given and not c.fact.per_kernel
+             and c.fact.variant is not None and c.fact.method is not None]
+    fits: list[tuple[str, str | None]] = []
+    for wall in (f for f in times if _family(f.method) == "wall"):
+        if ctx.variant is not None and wall.variant != ctx.variant:
+            continue
+        gpu = next((f for f in times if f.variant == wall.variant and _family(f.method) == "gpu"), None)
+        if gpu is None or wall.value <= gpu.value:
+            continue
+        extra = wall.value - gpu.value
+        if any(abs(r.value - extra) <= OVERHEAD_TOL * extra for r in s.readings if r.kind == "time"):
+            fits.append((f"{wall.label} less its GPU time: the per-call overhead", wall.variant))
+    return fits[0] if len(fits) == 1 else None
+
+
+def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _Index | None = None,
+          laid_out: tuple[tuple[int, int], ...] = ()) -> FoundNumber:
+    """One number's verdict (see :func:`_judge`); a count set against the count before it ("5 kernels instead
+    of 1") that is no fact of what its sentence names is the work model's count restated, not misattributed."""
+    found = _judge(a, book, text, rel, ix, laid_out)
+    s = a.stated
+    if (found.verdict == "misattributed" and any(r.kind == "launches" for r in s.readings)
+            and _INSTEAD_OF_COUNT.search(text[max(0, s.start - LOOKBACK):s.start])
+            and s.value in book.model_launches(a.context.params)):
+        return found.model_copy(update={"verdict": "given", "matches": "the work model's launch count",
+                                        "actually": None})
+    return found
+
+
+def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _Index | None = None,
+           laid_out: tuple[tuple[int, int], ...] = ()) -> FoundNumber:
     """One number's verdict: a fact of what its sentence names (match / given), a fact of something else
     (misattributed: another variant, case, timing method, statistic or direction), or nothing the model or
     the reference knows (unmatched; unchecked where the sentence speaks of what the reference does not
@@ -449,11 +593,20 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
     hit = _best(s, fits, rel)
     if hit is None:
         hit, ctx, base = _compared_elsewhere(s, ctx, book, cues, cued, kinds, asked, several, base, rel)
+    if hit is None and "time" in kinds:
+        overhead = _per_call_overhead(s, ctx, book)
+        if overhead is not None:  # "the compiled call pays ~80 µs of host-side dispatch and guards"
+            return base.model_copy(update={"matches": overhead[0], "verdict": "match", "of": overhead[1]})
     if hit is not None:
         exact = _exactly_other(s, hit, [c for c in here if id(c) not in {id(f) for f in fits}])
         if exact is not None:  # "took 200 µs" in GPU time: 15 % off its GPU time, its wall time exactly
             return base.model_copy(update={"verdict": "misattributed", "actually": f"{exact.fact.label} (exactly; "
                                            f"{hit.fact.label} is {_error(s, hit.fact):.0%} off)"})
+        # "Eager takes 157 µs and the compiled one 109 µs, a speedup of 1.44x"
+        if _wall_unsaid(hit, ctx, cues, text, laid_out, book.case):
+            return base.model_copy(update={"verdict": "misattributed", "actually": f"{hit.fact.label} (a per-call "
+                                           "wall figure its sentence does not say is per call: the kernel's own "
+                                           "is its GPU time)"})
         if _wall_as_kernel(hit, ctx):  # "timed one call: 85 µs ... only 947 GB/s against the roofline"
             return base.model_copy(update={"verdict": "misattributed", "actually": f"{hit.fact.label} (a per-call "
                                            "wall figure, read as the kernel's own)"})
@@ -465,6 +618,8 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
         return base.model_copy(update={"matches": hit.fact.label, "verdict": verdict, "of": hit.fact.variant})
     if cues.unchecked and s.kind == "time":  # CPU dispatch per launch: nothing measured to hold it against
         return base.model_copy(update={"verdict": "unchecked"})
+    if _unit_slip(s, fits):  # "the multiply reaches 360 GFLOP/s" (its 360 TFLOP/s): wrong, nobody else's figure
+        return base
     # another method's, statistic's or direction's figure of what the sentence names: a misattribution
     fitting = {id(c) for c in fits}
     # (a ratio of intensities said as one of times is no figure quoted from elsewhere: just not this one)
@@ -485,12 +640,21 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
         for params in _neighbours(book, ctx.params):
             elsewhere += [c for k in kinds for c in book.of_kind(params, k) if cued(c)]
     elsewhere = [c for c in elsewhere if not _unanchored(c, ctx, cues, asked)]
+    own = _sentence_own(s, [c for c in elsewhere if not c.fact.given and _named_in_sentence(c, ctx, book)], base,
+                        ctx, min(rel, CLOSE))
+    if own is not None:
+        return own
     other = _best(s, [c for c in elsewhere if not c.fact.given], rel)
     if other is not None:
         return base.model_copy(update={"verdict": "misattributed", "actually": other.fact.label})
     # (the named variant's own figure at another case the sentence does not name is just wrong, not
     # misattributed: a misattribution needs the sentence to name what the figure is of)
     other = _quoted_from_elsewhere(s, book, ctx.params, ctx.variant is not None)
+    if other is not None and (ctx.variant is None or other.fact.variant in (None, ctx.variant)) \
+            and _named_in_sentence(other, ctx, book):
+        own = _sentence_own(s, [other], base, ctx, CLOSE)
+        if own is not None:
+            return own
     if other is not None:
         return base.model_copy(update={"verdict": "misattributed",
                                        "actually": f"{other.fact.label} (another case's figure)"})
@@ -684,8 +848,10 @@ def grade_explanation(
     text, origin = normalise(text)
     ix = _Index(text)
     framed = frame(text, spec.workload)
+    blocks_laid_out = tuple((b.start, b.end) for b in framed.blocks if b.kind in ("table", "code"))
     judged = [(a, f) for a in attribute(text, spec.workload, case, book.known_cases(), framed)
-              if (f := judge(a, book, text, rel_tol, ix)).verdict in _REPORTED or not a.stated.inferred]
+              if (f := judge(a, book, text, rel_tol, ix, blocks_laid_out)).verdict in _REPORTED
+              or not a.stated.inferred]
     found = [_back(f, original, origin) for _, f in judged]
     # right figures of a dimension (bytes, time, bandwidth, ...) that the answer wrote without any unit
     # (in prose: a table's header or pasted output's keys say the units a cell leaves off)

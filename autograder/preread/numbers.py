@@ -230,12 +230,19 @@ _WORD_RATIO = named('number.word_ratio',
     r"the\s+(?:traffic|bytes|data|memory|time|speed|work|launches|kernels|minimum|model|ideal)|"
     r"the\s+(?:[\w-]+\s+)?(?:traffic|bytes|time|speedup))\b)", re.I
 )
+#: a word between a count and its noun ("one fused kernel", "4 separate CUDA kernels", "1 torch.compile kernel"):
+#: not a number, not a sentence's end, not a verb or joint that makes the count another phrase's ("one has 5
+#: launches", "1 SM. Eager launches", "4 because my kernel", "the compiled one is 1 kernal")
+_BETWEEN = (r"(?!(?:because|has|have|had|is|are|was|were|and|or|but|so|than|vs|then|which|that|my|mine|its|their|"
+            r"our|the|of|per|in|on|at|to|for|with|into|uses?|runs?|needs?|takes?|launch\w*|kernels?)\b)"
+            r"[^\W\d][\w-]*(?:\.[\w-]+)*(?![\w.-])")
 _LAUNCHES = named('number.launches',
     "a count of kernels or launches: '4 kernels', 'one fused kernel', 'cuatro kernels', 'vier Kerneln'",
         ('4 kernels', 'one fused kernel', 'a single launch', 'cuatro kernels', 'vier Kerneln', '4 lanci', '1 lancio',
-         '4 kernals', '5 kernles', '1 lanch', '4 launchs', '1 lauch', '1 lanuch', '4 dispatches'),
-        ('kernels',))(
-    r"(?<![\w.])(\d+|" + _WORD_N[1:-1] + "|" + _OTHER_WORDS + r")[^\S\n]+(?:[\w.-]+[^\S\n]+){0,2}?"
+         '4 kernals', '5 kernles', '1 lanch', '4 launchs', '1 lauch', '1 lanuch', '4 dispatches',
+         '4 separate CUDA kernels', '1 torch.compile kernel'),
+        ('kernels', 'one has many launches', '1 SM. Eager launches', '4 because my kernel', 'one of the kernels'))(
+    r"(?<![\w.])(\d+|" + _WORD_N[1:-1] + "|" + _OTHER_WORDS + r")[^\S\n]+(?:" + _BETWEEN + r"[^\S\n]+){0,2}?"
     r"(?P<u>kernels?|kerneln|launch(?:es)?|núcleos?|noyaux|noyau|lanzamientos?|lancements?|lançamentos?|Kernel-?Starts?|Starts|"
     # Italian, and the typos students make of the two nouns ("kernals", "kernles", "launchs", "lanch")
     r"lanci|lancio|kern[ae]ls?|kernles|kenrels?|launchs|la?u?nch(?:e?s)?|lauch(?:e?s)?|lanuch(?:e?s)?|luanch(?:e?s)?|"
@@ -246,8 +253,8 @@ _ONE_PRONOUN = rule(
     "number.one_pronoun",
     "right before 'one launches', words that make 'one' a pronoun for a variant ('the compiled one launches more "
     "kernels', 'this one launches'): a verb follows, no count",
-    r"\b(?:the|this|that|which)\s+(?:[\w-]+\s+)?$",
-    ("the compiled ", "this ", "the fused "),
+    r"\b(?:the|this|that|which)\s+(?:[\w-]+\s+)?$|\b(?:each|every)\s+$",
+    ("the compiled ", "this ", "the fused ", "each "),
     ("in ", "only ", "each in "),
 )
 _SAVED = rule(
@@ -398,14 +405,15 @@ _LABEL = rule(
     "number.labelled",
     "a quantity named before a list of bare numbers of it: 'bytes: mm 100663296', 'GPU times: eager 27.1, ... "
     "(µs)', 'kernels 5 / 1', 'FLOPs: 2n^3 = 1.37e11', 'ridge: 191'",
-    r"(?<![\w/])(?:(bytes?|traffic|octets|tr[áa]f(?:ic|ego|ico)|Verkehr|Datenverkehr)|(flops?)|"
-    r"(intensit(?:y|ies|ät|é|ad|ade)|AI|ridge(?:[ -]point)?)|"
+    r"(?<![\w/])(?:(bytes?|traffic|octets|tr[áa]f(?:ic|ego|ico)|Verkehr|Datenverkehr|(?-i:B)(?:_\{?\w+\}?)?(?=\s*=))|"
+    r"(flops?|(?-i:F)(?:_\{?\w+\}?)?(?=\s*=))|"
+    r"(intensit(?:y|ies|ät|é|ad|ade)|AI|ridge(?:[ -]point)?|(?-i:I)(?:_\{?\w+\}?)?(?=\s*=))|"
     r"((?:kernels?|launch(?:es)?|noyaux|lançamentos|lanzamientos)(?!\s+(?:of|with|that|which|for|take|run)\b))|"
     r"((?:gpu|wall|kernel)[ _-]?(?:times?|per[ _-]call|clock)|times?(?=\s*(?:\([^()]{0,8}\))?\s*:))|"
     r"(bandwidths?|achieved|throughput|Bandbreite|ancho de banda|bande passante|largura de banda)|"
     r"(fractions?|shares?|efficiency|utili[sz]ation))(?![\w/])",
     ("bytes: mm 100663296", "GPU times: eager 27.1", "kernels 5 / 1", "FLOPs: 1.37e11", "ridge: 191",
-     "times (µs): 71.1"),
+     "times (µs): 71.1", "F = 2n^3 = 2.15e9", "B_mm = 6.29e6", "I = F/B = 341"),
     ("the time is", "bytes/s", "kernels of 71"),
 )
 _LABEL_KINDS = ("bytes", "flops", "intensity", "launches", "time", "bandwidth", "fraction")
@@ -516,6 +524,24 @@ _SHARE_OF = rule(
     r"(?:traffic|bytes|data|memory traffic)\b)",
     ("1/4 of the traffic", "a quarter of eager's bytes", "half the data", "one fourth of the unfused traffic"),
     ("1/4 of the time", "half as fast", "half as many bytes as float32"),
+)
+_HALF_OF = rule(
+    "number.half_of",
+    "'half' (mitad, moitié, Hälfte, metade, metà) of a ceiling or of a figure it names ('about half of the copy "
+    "roofline', 'half of bf16's 761', 'la mitad de los 761 de bf16'): a share or ratio of 0.5 (not 'half of the "
+    "machine is idle', 'half as wide', 'about half of bf16')",
+    r"(?<![\w-])((?:a\s+|one\s+)?half|(?:la\s+)?mitad|(?:la\s+)?moitié|(?:die\s+)?Hälfte|(?:a\s+)?metade|"
+    r"(?:la\s+)?metà)(?!\s+as\b)"
+    r"(?=\s+(?:(?:of|de|du|des|der|da|do|di|del|della|von|dos|das)\s+(?:(?:the|la|le|el|los|les|o|os|a|its|des|der|die|"
+    r"dei|delle)\s+)?|(?:the|its|la|le|el|die|der)\s+)(?:[\w#-]+['’]s\s+|(?!machine|chip|GPU|SMs?\b|time\b|data\b|bytes\b|traffic\b)[\w#-]+\s+){0,2}?"
+    r"(?:peaks?|rooflines?|bandwidths?|ceilings?|picos?|pic|Spitze|Spitzenleistung|techos?|plafond|"
+    r"\d(?![\d.,]*\s*(?:SMs?|tiles?|blocks?|threads?|cores?|bloques|tuiles)\b)))",
+    ("about half of the copy roofline", "half of bf16's 761", "la mitad de los 761 de bf16",
+     "a bit under half of the peak",
+     "la moitié du pic", "die Hälfte der Spitze"),
+    ("half of the machine is idle", "half as wide", "half the data", "half of the SMs", "about half of bf16",
+     "half peak is crossed around n = 1100", "about half of the 132 SMs"),
+    flags=re.I,
 )
 _SHARES = {"quarter": 0.25, "fourth": 0.25, "third": 1 / 3, "fifth": 0.2, "eighth": 0.125, "half": 0.5}
 # "x3.9 speedup", "a ×4 reduction in traffic": a factor written before its number
@@ -688,6 +714,11 @@ def extract(text: str) -> list[Stated]:
         share = word if word is not None else to_float(m.group(1).replace(" ", ""))
         if share and not taken.overlaps(m.start(1), m.end(1)):
             add(Stated(m.group(1), m.start(1), m.end(1), "", share, (Reading("fraction", share),), unitless=True))
+    for m in _HALF_OF.finditer(text):
+        if not taken.overlaps(m.start(1), m.end(1)):
+            # a word for a figure: credited only to within a bare number's rounding (inferred), as 0.5 exactly is
+            add(Stated(m.group(1), m.start(1), m.end(1), "", 0.5, (Reading("fraction", 0.5), Reading("ratio", 0.5)),
+                       unitless=True, inferred=True))
     for m in _PREFIX_FACTOR.finditer(text):
         n = to_float(m.group(1).replace(",", "."))
         if n is not None and not taken.overlaps(m.start(), m.end()):

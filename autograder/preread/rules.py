@@ -51,7 +51,8 @@ def rule(name: str, purpose: str, pattern: str, examples: tuple[str, ...], count
 WALL = rule(
     "method.wall",
     "the sentence speaks of per-call wall time (CUDA events around one call, CPU dispatch included)",
-    r"\bwall|\bper[- ]call\b|\bend[- ]to[- ]end\b|\bcuda events?\b|\bevents? around\b|"
+    r"(?<![A-Za-z0-9])wall|\bper[- ]call\b|\b(?:par appel|por llamada|pro Aufruf|por chamada|per chiamata)\b|"
+    r"\bend[- ]to[- ]end\b|\bcuda events?\b|\bevents? around\b|"
     r"\b(?:one|a|each|every|the) call\b|"
     r"\bcalls? costs?\b|\bfrom python\b|\ba single call\b|\bsingle[- ]call\b|"
     r"(?<!\bno )(?<!without )(?<!free of )\bdispatch(?!\w*\s+(?:is|are)\s+(?:gone|absent|removed|excluded|not))|"
@@ -59,7 +60,7 @@ WALL = rule(
     r"\bcpu[- ](?:time|side|overhead)\b|"
     r"\bwall[- ]?clock\b|\bWandzeit|\btiempo (?:de )?pared\b|\btemps (?:mur|réel)\b|\btempo de parede\b",
     ("The wall-time speedup is 3.9x.", "per call the eager chain takes 97 µs", "~100 µs of CPU dispatch",
-     "in Wandzeit ist es langsamer", "wall-clock"),
+     "in Wandzeit ist es langsamer", "wall-clock", "S_wall(2^20) = 0.81", "le speedup par appel atteint 3,5"),
     ("the GPU time is 71 µs", "the kernel is memory bound", "here dispatch is gone", "without dispatch"),
 )
 GPU = rule(
@@ -69,10 +70,10 @@ GPU = rule(
     r"\bcuda[- ]graphs?\b|"
     r"\bgraph replay\b|\breplay|\bdevice time\b|\b(?:on the|in) gpu(?:[- ](?:time|side))?\b|\bGPU-Zeit\b|"
     r"\btiempo (?:de )?GPU\b|"
-    r"\btemps GPU\b|\btempo de GPU\b|\bgpu\b(?=\s*[:=]?\s*[~≈]?\s*\d)",
+    r"\btemps GPU\b|\btempo de GPU\b|(?<![A-Za-z0-9])gpu\b(?=\s*[:=]?\s*[~≈]?\s*\d)",
     ("The GPU-time speedup is 4.0x.", "GPU 4.1x = traffic ratio", "with CUDA graphs the eager chain takes 71 µs",
      "on the gpu it is 3.9x", "the GPU speedup of 3.85x",
-     "die GPU-Zeit sinkt", "tiempo de GPU"),
+     "die GPU-Zeit sinkt", "tiempo de GPU", "S_GPU = 2.85"),
     ("the GPU is fast", "per call", "a graph of the sweep"),
 )
 
@@ -91,11 +92,13 @@ RATIO_TIME = rule(
 RATIO_TRAFFIC = rule(
     "ratio.about_traffic",
     "a ratio said of bytes is the work model's traffic ratio, not a measured speedup",
-    r"traffic|bytes?\b|memory(?![- ]?(?:bound|limited|time))|moves?\b|moving|\bdata\b|Verkehr|Datenverkehr|tráfego|"
+    r"traffic|bytes?\b|memory(?![- ]?(?:bound|limited|time))|moves?\b(?!\s+(?:around|about|from run))|moving|"
+    r"\bdata\b|Verkehr|Datenverkehr|tráfego|"
     r"tráfico|trafic|octets|Bytes|datos|dados|données",
     ("4x less traffic", "moves 4x fewer bytes", "the byte ratio is 4", "4-mal weniger Datenverkehr",
      "4 fois moins de trafic", "4x less memory traffic"),
-    ("3.9x faster", "the GPU time", "the ratio is 4", "add memory bound -> 7x", "compute time over memory time"),
+    ("3.9x faster", "the GPU time", "the ratio is 4", "add memory bound -> 7x", "compute time over memory time",
+     "the 0.93x per call moves around from run to run"),
 )
 DIRECTION_FASTER = rule(
     "direction.faster",
@@ -136,9 +139,22 @@ KERNEL_TIME = rule(
     "method.kernel_time",
     "a time said of the kernel itself ('an 18 µs kernel', 'its kernel only runs for 18 µs') is GPU time",
     r"^\s*(?:\)\s*)?(?:of\s+)?(?:gpu\s+)?kernels?\b(?!\s+launch)|"
-    r"\bkernels?\b[^.;,]{0,25}\b(?:runs?|ran|takes?|took|lasts?|lasted|needs?|needed)\b[^.;,]{0,12}$",
-    (" kernel itself runs", "its kernel only runs for ", " kernel.", "My kernel took "),
+    r"\bkernels?\b[^.;,]{0,25}\b(?:runs?|ran|takes?|took|lasts?|lasted|needs?|needed)\b[^.;,]{0,12}$|"
+    r"\b(?:a|an|one|its|un|une|ein|einen|einem|uno|um)\s+(?:kernel|noyau|núcleo|Kernel)\s+(?:of|de|von|di|do)\s+"
+    r"(?:~\s*|≈\s*|about\s+|environ\s+|unos\s+|etwa\s+)?$",
+    (" kernel itself runs", "its kernel only runs for ", " kernel.", "My kernel took ", "pour un noyau de ",
+     "before a kernel of about "),
     (" kernel launches", "for the call "),
+)
+
+KERNELS_PAREN = rule(
+    "method.kernels_parenthesis",
+    "times in a parenthesis right after 'the kernels' ('because the kernels (1.04 ms vs 0.26 ms) outlast dispatch') "
+    "are the kernels' own: GPU time",
+    r"\b(?:the|its|as|both|their)\s+(?:[\w-]+\s+)?kernels?\s*\(\s*"
+    r"(?:[\d.,]+\s*[^\s\d()]{0,3}\s*(?:vs\.?|versus|/|and|,|against)\s*)?(?:~\s*|≈\s*|about\s+)?$",
+    ("because the kernels (", "as kernels (", "the eager kernels (~", "the kernels (1.04 ms vs "),
+    ("the kernels launch (", "kernels: "),
 )
 
 # ---------------------------------------------------------------------------------------------- per kernel
