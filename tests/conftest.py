@@ -6,6 +6,7 @@ import hashlib
 import os
 import shutil
 import sys
+import time
 from pathlib import Path
 
 import nbgrader
@@ -149,3 +150,32 @@ def pytest_collection_modifyitems(config, items):
         if item.nodeid.startswith(SLOW_ELSEWHERE):
             item.add_marker(pytest.mark.slow)
     items.sort(key=_file_rank)  # stable: every file keeps its own tests' order, the other files theirs
+
+
+#: when each xdist worker ran which file (seen by the controller as the reports arrive): the terminal summary
+#: says when each worker finished, so that a long file running alone at the end shows (scripts/test.sh)
+_STARTED = time.monotonic()
+_SPANS: dict[tuple[str, str], list[float]] = {}
+
+
+def pytest_runtest_logreport(report) -> None:
+    node = getattr(report, "node", None)  # set on the controller for a worker's report
+    if node is None:
+        return
+    now = time.monotonic() - _STARTED
+    span = _SPANS.setdefault((node.gateway.id, report.nodeid.split("::", 1)[0]), [now, now])
+    span[1] = now
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    if not _SPANS:
+        return
+    tr = terminalreporter
+    tr.section("xdist workers (seconds since the session started)")
+    runs = []  # (wall, file, worker, start): a file starts when the worker's previous one ended
+    for worker in sorted({w for w, _ in _SPANS}):
+        ends = sorted((e, f) for (w, f), (_, e) in _SPANS.items() if w == worker)
+        runs += [(e - s, f, worker, s) for (s, _), (e, f) in zip([(0.0, ""), *ends], ends, strict=False)]
+        tr.write_line(f"{worker}: {len(ends)} files, finished at {ends[-1][0]:.0f} s; last: {ends[-1][1]}")
+    for wall, f, worker, start in sorted(runs, reverse=True)[:15]:
+        tr.write_line(f"  {wall:6.0f} s  {f} ({worker}, {start:.0f}-{start + wall:.0f} s)")
