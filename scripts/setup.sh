@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Create .venv and install the project with its dev tools. Idempotent: a second run is quick.
-# torch is pinned to 2.13.0 (on this project's CI machines that is a CPU build on local disk;
+# torch is pinned to 2.13.0 first (on this project's CI machines that is a CPU build on local disk;
 # override with TORCH_SPEC, e.g. TORCH_SPEC="torch" on a GPU node with its own index).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,10 +10,9 @@ if [ ! -x .venv/bin/python ]; then
 fi
 stamp=.venv/.installed-$(sha256sum pyproject.toml | cut -c1-16)
 if [ ! -f "$stamp" ]; then
-  # one pip run, one resolution (the pin is a top-level requirement of it), with the venv's own pip: it
-  # installs the same packages as the upgraded pip did in three runs (pip freeze), in less CPU time
-  .venv/bin/python -m pip install -q "${TORCH_SPEC:-torch==2.13.0}" numpy -e ".[dev,slurm]" 2>&1 \
-    | grep -v "is ignored" || true
+  .venv/bin/python -m pip install -q --upgrade pip 2>&1 | grep -v "is ignored" || true
+  .venv/bin/python -m pip install -q "${TORCH_SPEC:-torch==2.13.0}" numpy 2>&1 | grep -v "is ignored" || true
+  .venv/bin/python -m pip install -q -e ".[dev,slurm]" 2>&1 | grep -v "is ignored" || true
   .venv/bin/python -c "import torch, nbgrader, pydantic, autograder" || { echo "setup failed"; exit 1; }
   touch "$stamp"
 fi
