@@ -6,6 +6,7 @@ import hashlib
 import os
 import shutil
 import sys
+import time
 from pathlib import Path
 
 import nbgrader
@@ -110,30 +111,45 @@ SLOW_ELSEWHERE = (
 )
 
 
-#: the files that keep an xdist worker busy for a minute or more (`--durations=80` of the full suite on the
-#: 2-core CI machine, largest first): scripts/test.sh hands each file to one worker (`--dist loadfile`) in
-#: collection order (`--no-loadscope-reorder`), so these start first and the short files fill the gaps at
-#: the end, instead of one long file running alone while the other workers have finished
+#: the files that keep an xdist worker busy for a minute or more (`--durations=100` of the full suite on the
+#: shared 2-core machine, each file's tests summed, largest first; the operator walks, another branch's, last):
+#: scripts/test.sh hands each file to one worker (`--dist loadfile`) in collection order
+#: (`--no-loadscope-reorder`), so these start first and the short files fill the gaps at the end, instead of one
+#: long file running alone while the other workers have finished (tests/storage/test_autograded.py and
+#: test_postgres.py, tests/lesson/test_session.py and the pre-reader's hostile texts, missing here before, started
+#: in the last third). The terminal summary says when each worker finished.
 LONG_FILES = (
     "tests/lessons/test_every_lesson.py",
+    "tests/storage/test_autograded.py",
     "tests/e2e/test_end_to_end.py",
-    "tests/e2e/test_both_paths_agree.py",
-    "tests/preprocessors/test_limited_execute.py",
-    "tests/browser/test_course_journey.py",
-    "tests/browser/test_walk_student.py",
-    "tests/preprocessors/test_sandbox.py",
-    "tests/lessons/test_a_lesson_of_a_new_kind.py",
-    "tests/authoring/test_laptop_walk.py",
+    "tests/preprocessors/test_limited_execute.py",  # mostly waits (deadlines): early, beside the busy ones
     "tests/authoring/test_device_option.py",
-    "tests/test_plain_nbgrader_assignment.py",
-    "tests/test_cli_80_columns.py",
-    "tests/lesson/test_reveal_lint.py",
     "tests/bench/test_reference_cpu.py",
-    "tests/authoring/test_new_lesson.py",
-    "tests/scaleout/test_slurm.py",
+    "tests/storage/test_postgres.py",
+    "tests/lessons/test_a_lesson_of_a_new_kind.py",
+    "tests/lesson/test_session.py",
     "tests/authoring/test_course_outside_the_repository.py",
+    "tests/e2e/test_both_paths_agree.py",
+    "tests/authoring/test_new_lesson.py",
+    "tests/grading/test_explanation_false_credits.py",
+    "tests/authoring/test_laptop_walk.py",
+    "tests/lesson/test_reveal_lint.py",
+    "tests/batch/test_crash_and_concurrency.py",
     "tests/lessons/test_06_fused_kernel.py",
+    "tests/browser/test_course_journey.py",
+    "tests/test_plain_nbgrader_assignment.py",
+    "tests/preprocessors/test_sandbox.py",
+    "tests/test_cli_80_columns.py",
     "tests/browser/test_walk_instructor.py",
+    "tests/grading/test_bad_inputs.py",
+    "tests/test_release_sync.py",
+    "tests/reports/test_course_report.py",
+    "tests/test_lazy_torch.py",
+    "tests/scaleout/test_slurm.py",
+    "tests/kernels/test_warm.py",
+    "tests/browser/test_walk_student.py",
+    "tests/kernels/test_hostile.py",
+    "tests/lesson/test_start_over.py",
     "tests/scaleout/test_operator_walk.py",
     "tests/batch/test_operator_walk.py",
 )
@@ -149,3 +165,32 @@ def pytest_collection_modifyitems(config, items):
         if item.nodeid.startswith(SLOW_ELSEWHERE):
             item.add_marker(pytest.mark.slow)
     items.sort(key=_file_rank)  # stable: every file keeps its own tests' order, the other files theirs
+
+
+#: when each xdist worker ran which file (seen by the controller as the reports arrive): the terminal summary
+#: says when each worker finished, so that a long file running alone at the end shows (scripts/test.sh)
+_STARTED = time.monotonic()
+_SPANS: dict[tuple[str, str], list[float]] = {}
+
+
+def pytest_runtest_logreport(report) -> None:
+    node = getattr(report, "node", None)  # set on the controller for a worker's report
+    if node is None:
+        return
+    now = time.monotonic() - _STARTED
+    span = _SPANS.setdefault((node.gateway.id, report.nodeid.split("::", 1)[0]), [now, now])
+    span[1] = now
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    if not _SPANS:
+        return
+    tr = terminalreporter
+    tr.section("xdist workers (seconds since the session started)")
+    runs = []  # (wall, file, worker, start): a file starts when the worker's previous one ended
+    for worker in sorted({w for w, _ in _SPANS}):
+        ends = sorted((e, f) for (w, f), (_, e) in _SPANS.items() if w == worker)
+        runs += [(e - s, f, worker, s) for (s, _), (e, f) in zip([(0.0, ""), *ends], ends, strict=False)]
+        tr.write_line(f"{worker}: {len(ends)} files, finished at {ends[-1][0]:.0f} s; last: {ends[-1][1]}")
+    for wall, f, worker, start in sorted(runs, reverse=True)[:15]:
+        tr.write_line(f"  {wall:6.0f} s  {f} ({worker}, {start:.0f}-{start + wall:.0f} s)")
