@@ -491,9 +491,12 @@ class _Cases:
 _POSSESSIVE = named('case.possessive', "a case's name right before its figure: \"float32's 2.69 ms\", \"bf16's ~761\"",
         ("'s ", "’s about ", "'s ~"),
         (" is ", "'s peak of "))(r"['’]s\s*(?:~\s*|≈\s*|about\s+|only\s+)?$", re.I)
-_CLAUSE_CONTRAST = named('case.contrast', "a case named after a contrast ('; but at 2^22') is not the number's",
-        ('; ', ' but ', ' whereas '),
-        (', ',))(r"[;]|\b(?:but|while|whereas|instead)\b", re.I)
+_CLAUSE_CONTRAST = named('case.contrast',
+    "a case named after a contrast or a new statement ('; but at 2^22', ': that is dispatch, so in the middle "
+    "(2^16)', ', and at 2^20') is not the number's",
+        ('; ', ' but ', ' whereas ', ': that is', ', so ', ' because ', ', and '),
+        (', ', '2:1', ' also '))(r"[;]|:\s|,\s*and\b|\b(?:but|while|whereas|instead|so|because|since|hence|thus|"
+                                  r"therefore)\b", re.I)
 #: "20 MB at 2^22", "50 TFLOP/s for plain fp32", "90 µs of GPU time at 2^22": a few words, then the case
 _CASE_TAIL = named('case.tail',
     "a few words between a number and the case after it: '20 MB at 2^22', '90 µs of GPU time at 2^22'",

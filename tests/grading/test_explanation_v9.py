@@ -5,7 +5,24 @@ their sentence is about."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
+from autograder.grading.references import ReferenceStore
+from autograder.spec import load_spec
+
 from .test_explanation_false_credits import grade, lessons, the  # noqa: F401 - the fixture
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def ninth():
+    """The fusion lesson against the ninth blind set's frozen H200 references (its sweep's per-call figures)."""
+    store = ReferenceStore(REPO / "benchmarks" / "explanation_heldout_v9" / "references")
+    return {name: (load_spec(REPO / "source" / name / "lesson.toml"), store.load(name, "nvidia-h200"))
+            for name in ("04_fusion",)}
 
 
 def test_a_bare_ratio_right_before_a_number_is_that_ratio_not_an_earlier_speedup(lessons):  # noqa: F811
@@ -34,3 +51,15 @@ def test_a_ratio_said_of_flops_is_the_ratio_of_the_two_kernels_flops(lessons):  
                   "The multiply does 137.4 GFLOP vs 16.8 MFLOP for the add, so the multiply should take 8192 times "
                   "longer: time scales with FLOPs.")
     assert the(timed, "8192 times").verdict != "match", timed.comment
+
+
+def test_a_case_named_after_a_new_statement_is_not_the_numbers(ninth):
+    g = grade(ninth, "04_fusion", "explain_sweep",
+              "At 2^12 the GPU time is tiny. Per call, though, both take about 75 µs (76 µs eager, 74 µs compiled): "
+              "that is Python dispatch and launch latency, so the wall speedup is about 1.0x, and in the middle "
+              "(2^16–2^22) it even drops to 0.67x.")
+    assert the(g, "74 µs").verdict == "match", g.comment
+    assert the(g, "1.0x").verdict != "misattributed", g.comment
+    # a case right after its number in the same clause is still the number's
+    tail = grade(ninth, "04_fusion", "explain_sweep", "The compiled call takes 74 µs per call at 2^12.")
+    assert the(tail, "74 µs").verdict == "match", tail.comment
