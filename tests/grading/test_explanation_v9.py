@@ -63,3 +63,15 @@ def test_a_case_named_after_a_new_statement_is_not_the_numbers(ninth):
     # a case right after its number in the same clause is still the number's
     tail = grade(ninth, "04_fusion", "explain_sweep", "The compiled call takes 74 µs per call at 2^12.")
     assert the(tail, "74 µs").verdict == "match", tail.comment
+
+
+def test_a_ratios_own_than_right_after_it_names_what_it_is_set_against(lessons):  # noqa: F811
+    g = grade(lessons, "05_softmax", "explain_long_rows",
+              "The compiled version launches 5 kernels, but every one spreads across the SMs, so it is 2.7x faster "
+              "than eager and 21x faster than the library.")
+    assert the(g, "2.7x").verdict == "match", g.comment
+    f = the(g, "21x")
+    assert f.verdict == "match" and "torch_softmax" in (f.matches or ""), g.comment
+    # the other way round is still named so
+    wrong = grade(lessons, "05_softmax", "explain_long_rows", "The library is 21x faster than the compiled version.")
+    assert the(wrong, "21x").verdict != "match", wrong.comment
