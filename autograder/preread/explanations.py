@@ -189,6 +189,9 @@ class _Cues:
     #: the ratio's topic is said only before its own clause ("where eager moves 1 GiB and fused 256 MiB, I get
     #: 2.35x"): it names no statistic strongly enough to rule the other out
     topic_far: bool = False
+    #: the number is named by a bare 'ratio' right before it ("speedup 3.2 < ratio 4", "67 MB, ratio 4.0"): a
+    #: statistic's word further back is another figure's, and a timing method does not make it a speedup
+    bare_ratio: bool = False
 
     @staticmethod
     def of(ctx: Context, s: Stated, ix: _Index) -> _Cues:
@@ -216,7 +219,20 @@ class _Cues:
         faster = True if worded or SPEEDUP_BEFORE.search(ctx.before) else (
             False if DIRECTION_SLOWER.search(ctx.after) else None)
         worded = worded or faster is False
-        return _Cues(method, topic, faster, ix.has(EACH, own, hi), ix.has(UNCHECKED, lo, hi), worded, far)
+        bare = _BARE_RATIO.search(ctx.before) is not None
+        if bare:
+            topic = None
+        return _Cues(method, topic, faster, ix.has(EACH, own, hi), ix.has(UNCHECKED, lo, hi), worded, far, bare)
+
+
+_BARE_RATIO = named('cue.bare_ratio',
+    "a bare 'ratio' (no time or speed word before it) right before a number names it as that ratio: "
+    "'speedup 3.2 < ratio 4', '67 MB, ratio 4.0', 'Verhältnis 4', 'rapport de 4'",
+        ('speedup 3.2 < ratio ', '67 MB, ratio ', 'the ratio is ', 'Verhältnis ', 'rapport de ', 'ratio = '),
+        ('the time ratio is ', 'speed ratio ', 'the ratio of the times is ', 'ratio of GPU times '))(
+    r"(?<!time )(?<!speed )(?<!speedup )(?<!wall )(?<!gpu )(?<!GPU )"
+    r"\b(?:ratio|Verhältnis|rapport|raz[óo]n|razão|rapporto)"
+    r"\s*(?:(?:of|is|was|=|:|≈|~|de|von|ist|est|es|é|è|about|roughly)\s*){0,2}$", re.I)
 
 
 _PER_KERNEL_AFTER = named('subject.per_kernel_after',
@@ -260,7 +276,8 @@ def _why_not(c: Candidate, ctx: Context, cues: _Cues, several: frozenset[str] = 
             return "the traffic ratio, not a speedup"
         if f.topic == "speedup" and cues.topic == "traffic":
             return "a speedup, not the traffic ratio"
-    if f.kind == "ratio" and f.topic == "traffic" and cues.method is not None and cues.topic != "traffic":
+    if (f.kind == "ratio" and f.topic == "traffic" and cues.method is not None and cues.topic != "traffic"
+            and not cues.bare_ratio):
         return f"the traffic ratio, not a {cues.method} speedup"  # "the per-call number is 4.05x"
     if f.kind == "ratio" and f.ratio_of is not None and cues.faster is not None:
         slow, fast = f.ratio_of
@@ -669,9 +686,10 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
     # a figure of this case that the sentence's words rule out (another comparison's ratio, a ceiling said of a
     # kernel), to within rounding: named, never credited ("the multiply takes 15x longer than the add": 15x is
     # bf16 over fp32)
+    # (a ratio of FLOPs is a figure only where its words say so: "8192 times more arithmetic")
     ruled_out = [c for k in kinds for c in book.of_kind(ctx.params, k)
-                 if not c.fact.given and c.fact.topic not in ("ceiling", "cache") and (id(c) not in variant_ok
-                                                                                       or not cued(c))
+                 if not c.fact.given and c.fact.topic not in ("ceiling", "cache", "flops")
+                 and (id(c) not in variant_ok or not cued(c))
                  and not (ctx.variant is None and _memory_bound_rate(c, book, ctx.params))]
     other = _best(s, ruled_out, CLOSE)
     if other is not None and not cues.unchecked:

@@ -285,6 +285,10 @@ class FactBook:
                                               f"{v} intensity over {o}'s for {where}", None, params,
                                               topic="intensity", ratio_of=(v, o)),
                                          cue=INTENSITY_CUE, compares=frozenset({v, o})))
+                if v != o and w.flops and wo.flops and w.flops > wo.flops:  # "8192 times more arithmetic"
+                    out.append(Candidate(Fact("ratio", w.flops / wo.flops, f"{v} FLOPs over {o}'s for {where}",
+                                              None, params, topic="flops", ratio_of=(v, o)),
+                                         cue=FLOP_RATIO_CUE, compares=frozenset({v, o})))
         return out
 
     def _roofline_ratios(self, works: Mapping[str, Work], params: Mapping[str, ParamValue],
@@ -456,6 +460,9 @@ ROOFLINE_PREDICTED = (r"\b(?:roofline|predict\w*|expect\w*|ideal\w*|theor\w*|mod
 #: the words that say a ratio is of an intensity over the ridge point, or of two intensities
 RIDGE_CUE = r"\b(?:ridge|knee|balance point|Knick\w*|cresta|crête|umbral|cume)"
 INTENSITY_CUE = r"\bintensit\w*|flops?\s*/\s*(?:byte|b)\b|flops? per byte"
+#: the words that say a ratio is of two variants' FLOPs ("8192 times more FLOPs", "8192x more arithmetic")
+FLOP_RATIO_CUE = (r"\b(?:more|fewer|less)\s+(?:FLOPs?|floating[- ]point|arithmetic|work|operations|Rechen\w*|"
+                  r"opérations|operaciones|operações|operazioni)\b|\bFLOPs?[- ]ratio|\bratio of (?:the )?FLOPs?\b")
 
 
 def dtype_cue(dtype: str) -> str:
