@@ -6,7 +6,8 @@ TF32 16384² multiply at SM 1,455 MHz, +7.3 %), and whether a harness change rem
 
 A. Layouts: 03's smallest adds (fp32 and tf32 2^6, bf16 2^7) timed by eight independent ``gpu_time`` calls
    with the calls per sample the sweep used, with one capture per measurement (the old harness) and with
-   three captures whose samples are taken in turn (``TimingPolicy.graph_layouts``); before and after a burst
+   five captures sampled one after another (``TimingPolicy.graph_layouts``, the harness since
+   2026-12-02; three captures sampled in turn measured another regime, 1.61 µs); before and after a burst
    of 16384² fp32 multiplies (what preceded the misses). The spread of the eight medians is what one
    measurement can be off by.
 B. Power: the TF32 16384² multiply, samples of one replay each read with the SM clock, power, temperature and
@@ -85,7 +86,7 @@ def part_a() -> None:
              ({"dtype": "bfloat16", "log2_n": 7}, 1220)]
     for history in ("steady", "after 16384² fp32 burst"):
         for params, calls in cases:
-            for layouts in (1, 3):
+            for layouts in (1, 5):
                 if history != "steady":
                     burst_fp32_16384(3.0)
                 else:

@@ -21,7 +21,7 @@ the timer and the scheduler resolve it.
 from __future__ import annotations
 
 import contextlib
-import itertools
+import dataclasses
 import math
 import os
 import time
@@ -32,7 +32,10 @@ import torch
 
 from ..records import summarize
 
-__all__ = ["HostSetup", "L2Flusher", "TimingPolicy", "gpu_time", "pinned_host", "sample_until_stable", "wall_per_call"]
+__all__ = [
+    "HostSetup", "L2Flusher", "TimingPolicy", "gpu_time", "pinned_host", "sample_layouts", "sample_until_stable",
+    "wall_per_call",
+]
 
 Fn = Callable[..., object]
 Inputs = tuple[torch.Tensor, ...]
@@ -58,9 +61,13 @@ class TimingPolicy:
     cooldown_after_ms: float = 0.5
     rotate_factor: float = 4.0  # rotated buffers span this many L2 sizes
     #: a graph of at least ``layouts_from_calls`` calls (a kernel of a few µs) is captured this many times,
-    #: each over its own copies of the inputs, and the samples go round the graphs: one capture's layout of
-    #: its buffers can hold a tiny kernel a few per cent off, and a median over one capture inherits that
-    graph_layouts: int = 1
+    #: one after another, each over its own copies of the inputs, and each capture is sampled to its own
+    #: stop (its share of ``time_cap_s``) before the next is made; the samples of all of them are kept. On
+    #: an H200, eight captures of one 1.3 µs add in one process had medians within 0.7–2.4 % of each other
+    #: but one at -19 % (where its buffers landed): a median over one capture inherits such a layout, the
+    #: median over five does not. (Captures sampled *in turn* measure something else: three graphs of
+    #: ~1,500 nodes replayed alternately ran the add at 1.61–1.65 µs instead of 1.33–1.41.)
+    graph_layouts: int = 5
     layouts_from_calls: int = 64
     pin_thread: bool = True  # on a GPU host, pin the timing thread to one core while timing
     cpu_threads: int | None = 1  # torch intra-op threads while timing on a CPU (None: leave as is)
@@ -179,6 +186,28 @@ def sample_until_stable(
         if n >= policy.min_samples and summarize(samples).iqr_rel <= policy.target_iqr_rel:
             return samples
 
+
+
+def sample_layouts(
+    capture: Callable[[int], Callable[[], float]],
+    layouts: int,
+    policy: TimingPolicy,
+    busy_ms: Callable[[float], float] | None = None,
+) -> list[float]:
+    """Every sample of ``layouts`` captures, taken one capture after another: ``capture(j)`` makes the j-th
+    (its own buffers) and gives its sampler, which :func:`sample_until_stable` runs to its own stop with
+    an equal share of ``policy.time_cap_s``. Every capture is held until the last is sampled, so that the
+    next one's buffers land elsewhere (a freed capture's memory would be handed to the next). With one
+    layout this is :func:`sample_until_stable` of the one capture."""
+    n = max(1, layouts)
+    share = policy if n == 1 else dataclasses.replace(policy, time_cap_s=policy.time_cap_s / n)
+    samples: list[float] = []
+    held: list[Callable[[], float]] = []
+    for j in range(n):
+        held.append(capture(j))
+        samples += sample_until_stable(held[-1], share, busy_ms=busy_ms)
+    held.clear()
+    return samples
 
 def _nbytes(xs: Inputs) -> int:
     return sum(int(x.nbytes) for x in xs if isinstance(x, torch.Tensor))
@@ -324,29 +353,30 @@ def gpu_time(
     def copies(n: int) -> list[Inputs]:
         return [tuple(t.clone() if isinstance(t, torch.Tensor) else t for t in x) for _ in range(n)]
 
-    graphs = []
-    held: list[list[Inputs]] = []  # a graph replays on the tensors it was captured with: each capture's stay alive
-    for j in range(layouts):
-        inputs = [x, *copies(nbuf - 1)] if j == 0 else copies(nbuf)
-        held.append(inputs)
-        graphs.append(_capture(fn, inputs, k, device))
-    torch.cuda.synchronize(device)
     start = torch.cuda.Event(enable_timing=True)
     end = torch.cuda.Event(enable_timing=True)
-    turn = itertools.count()
 
-    def take() -> float:
-        graph = graphs[next(turn) % layouts]
-        start.record()
-        graph.replay()
-        end.record()
-        end.synchronize()
-        return float(start.elapsed_time(end)) / k
+    def capture(j: int) -> Callable[[], float]:
+        # each capture's inputs stay alive while its graph is sampled (a graph replays on the tensors it was
+        # captured with); the first capture runs on the caller's own inputs
+        inputs = [x, *copies(nbuf - 1)] if j == 0 else copies(nbuf)
+        graph = _capture(fn, inputs, k, device)
+        torch.cuda.synchronize(device)
 
-    samples = sample_until_stable(take, policy, busy_ms=lambda ms: ms * k)
+        def take() -> float:
+            assert inputs
+            start.record()
+            graph.replay()
+            end.record()
+            end.synchronize()
+            return float(start.elapsed_time(end)) / k
+
+        return take
+
+    samples = sample_layouts(capture, layouts, policy, busy_ms=lambda ms: ms * k)
     span = nbuf * _nbytes(x)
     words = (
         f"cuda graph of {k} calls over {nbuf} rotated input buffers ({span / 2**20:.0f} MiB vs L2 {l2 / 2**20:.0f} MiB)"
-        + (f", {layouts} captures (samples taken in turn)" if layouts > 1 else "")
+        + (f", {layouts} captures sampled one after another" if layouts > 1 else "")
     )
     return samples, k, words

@@ -118,3 +118,59 @@ def test_a_cpu_sample_counts_the_process_cpu_time_not_time_away_from_the_core():
     cpu, _ = wall_per_call(off_core, x, TimingPolicy.quick())
     wall, _ = wall_per_call(off_core, x, replace(TimingPolicy.quick(), cpu_clock="wall"))
     assert max(cpu) < 0.5 and min(wall) > 1.9
+
+
+def test_captures_are_sampled_one_after_another_each_to_its_own_stop_and_all_held():
+    """``sample_layouts``: capture j is made only after capture j-1 has all its samples, every capture is held
+    until the last is sampled (so the next one's buffers land elsewhere), each gets an equal share of the
+    time cap, and the samples of all are kept: one capture at -19 % moves the median of five by nothing."""
+    from autograder.bench.timing import sample_layouts
+    from autograder.records import summarize
+
+    events: list[str] = []
+    alive: list[int] = []
+    values = [1.33, 1.08, 1.35, 1.34, 1.36]  # ms per call of five captures (the second landed well)
+
+    class Take:
+        def __init__(self, j):
+            self.j = j
+            alive.append(j)
+
+        def __call__(self):
+            events.append(f"s{self.j}")
+            assert alive == list(range(self.j + 1))  # the earlier captures are still held
+            return values[self.j]
+
+        def __del__(self):
+            alive.remove(self.j)
+
+    def capture(j):
+        events.append(f"c{j}")
+        return Take(j)
+
+    policy = TimingPolicy(min_samples=4, max_samples=4, time_cap_s=10.0)
+    samples = sample_layouts(capture, 5, policy)
+    assert len(samples) == 20 and alive == []  # all let go at the end
+    # one capture after another: c0 s0 s0 s0 s0 c1 s1 ...
+    assert events == [e for j in range(5) for e in [f"c{j}"] + [f"s{j}"] * 4]
+    assert summarize(samples).median == pytest.approx(1.34)
+    one = sample_layouts(capture, 1, policy)
+    assert one == [1.33] * 4
+
+    # the time cap is shared: a capture that never settles stops after its share (0.05 s of 0.2), not after the
+    # whole cap; a sample lasts at least 2 ms, so a capture holds at most 26 samples (101 with the whole cap)
+    slow_policy = TimingPolicy(min_samples=3, max_samples=10_000, target_iqr_rel=0.0, time_cap_s=0.2)
+    counts: list[int] = []
+
+    def noisy(j):
+        counts.append(0)
+
+        def take():
+            time.sleep(0.002)
+            counts[-1] += 1
+            return float(counts[-1] % 7)
+
+        return take
+
+    assert len(sample_layouts(noisy, 4, slow_policy)) == sum(counts)
+    assert len(counts) == 4 and all(3 <= c <= 26 for c in counts)
