@@ -1,7 +1,7 @@
 """Throughput of grading students' own kernels (issue 22, item 6): submissions an hour, and where the time goes.
 
     .venv/bin/python benchmarks/kernel_throughput.py [--device cpu|cuda] [-n 12] [--pool 2]
-                                  [--runs cold,warm,coldpool,pool] [--ahead K] [--out FILE]
+                                  [--runs cold,warm,coldpool,pool] [--ahead K] [--lesson DIR] [--out FILE]
 
 A mixed class of ``n`` submissions, cycled from the hostile-kernel suite (tests/kernels/hostile/): good ones
 (PyTorch and Triton), slow, wrong, blank and hostile ones (the hang only with ``--with-hang``: it costs its
@@ -53,8 +53,19 @@ RUNS = {"cold": "one after another, each child started when its submission comes
 Done = tuple[str, KernelResult, float]  # name, result, when it finished (perf_counter)
 
 
+LESSON: list[Path] = []  # --lesson: the lesson whose student variant the class's submissions are graded as
+
+
 def _task(name: str, device: str) -> KernelTask:
-    return make_task(source_of(name), device=device, wall_s=12.0 if name == "infinite_loop" else 120.0)
+    wall = 12.0 if name == "infinite_loop" else 120.0
+    if not LESSON:
+        return make_task(source_of(name), device=device, wall_s=wall)
+    from autograder.grading.student_kernel import kernel_task
+    from autograder.kernels import Limits
+    from autograder.spec import load_spec
+
+    task = kernel_task(load_spec(LESSON[0]), device, source_of(name), seed=20260)
+    return task.model_copy(update={"limits": Limits(wall_s=wall)})
 
 
 def _cold(name: str, device: str, isolate: bool) -> Done:
@@ -128,8 +139,14 @@ def main() -> None:
                     "four cores, 1 to 3)")
     ap.add_argument("--no-isolate", action="store_true", help="children without bubblewrap")
     ap.add_argument("--with-hang", action="store_true", help="include the infinite loop (costs its wall limit)")
+    ap.add_argument("--lesson", type=Path, help="grade the class as this lesson's student variant (its workload, "
+                    "timed and hidden cases; e.g. source/06_fused_kernel) instead of the tests' fixture lesson")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
+    if args.lesson is not None:
+        if not (args.lesson / "lesson.toml").is_file():
+            ap.error(f"--lesson {args.lesson}: no lesson.toml there")
+        LESSON.append(args.lesson.resolve())
     runs = [r.strip() for r in args.runs.split(",") if r.strip()]
     if not runs or any(r not in RUNS for r in runs):
         ap.error(f"--runs takes a comma-separated list of {', '.join(RUNS)}")
@@ -140,7 +157,8 @@ def main() -> None:
         f"# kernel grading throughput ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})",
         f"device {args.device}; host {platform.node()} with {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}; "
         f"sandbox: {'bubblewrap' if isolate and bwrap_available() else 'none'}; children started ahead per "
-        f"WarmStart: {args.ahead or default_ahead()}",
+        f"WarmStart: {args.ahead or default_ahead()}; workload: "
+        f"{LESSON[0].name if LESSON else 'the tests fixture lesson (tests/kernels/fixtures)'}",
         "command: python benchmarks/kernel_throughput.py " + " ".join(sys.argv[1:]),
     ]
     print("\n".join(head), flush=True)

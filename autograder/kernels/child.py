@@ -68,6 +68,36 @@ def call_seed(seed: int, kind: str, case_index: int, call: int) -> int:
     return int.from_bytes(digest[:6], "little")
 
 
+#: of a timed output with more elements than a task's ``verify_sample_from``, the child saves the first and
+#: last ``SAMPLE_EDGE`` elements and ``SAMPLE_SIZE`` more at indices the parent picks once the case's timed
+#: calls are over (so no call can know which elements will be checked)
+SAMPLE_EDGE = 1 << 16
+SAMPLE_SIZE = 1 << 20
+
+
+def sample_plan(n: int, pick: int) -> tuple[int, int]:
+    """(start, stride) of the sampled indices of an ``n``-element output: ``(start + stride * j) % n`` for
+    j < SAMPLE_SIZE, stride coprime with ``n`` (so the indices are distinct and spread over the whole output,
+    every residue of any block size hit alike). Pure: the child and the parent compute the same."""
+    import math
+
+    h = hashlib.sha256(f"sample/{pick}".encode()).digest()
+    start = int.from_bytes(h[:8], "little") % n
+    stride = 1 + int.from_bytes(h[8:16], "little") % max(n - 1, 1)
+    while math.gcd(stride, n) != 1:
+        stride = stride % n + 1
+    return start, stride
+
+
+def sample_indices(torch: Any, n: int, pick: int, device: Any) -> Any:
+    """The int64 indices of the sampled elements (edges first), on ``device``."""
+    start, stride = sample_plan(n, pick)
+    head = torch.arange(min(SAMPLE_EDGE, n), device=device, dtype=torch.int64)
+    tail = torch.arange(max(n - SAMPLE_EDGE, 0), n, device=device, dtype=torch.int64)
+    spread = (start + stride * torch.arange(SAMPLE_SIZE, device=device, dtype=torch.int64)) % n
+    return torch.cat([head, tail, spread])
+
+
 def plan_calls(calls: int, seed: int, case_index: int, extra: int = 3) -> tuple[list[int], list[int]]:
     """(trap calls, calls whose outputs are saved) of one timed case.
 
@@ -178,6 +208,13 @@ class _Child:
         if line.strip() != b"go":
             self.exit(3)
 
+    def read_pick(self) -> int:
+        """The parent's pick of the sampled elements, sent once a case's timed calls are over."""
+        parts = self.stdin.readline().split()
+        if len(parts) != 2 or parts[0] != b"pick" or not parts[1].isdigit():
+            self.exit(3)
+        return int(parts[1])
+
 
 def _audit(child: _Child, workload_name: str, forbidden: Sequence[str], forks_limit: int) -> Callable[..., None]:
     """The hook that reports, when it happens, what a kernel has no business doing."""
@@ -229,13 +266,21 @@ def _describe(child: _Child, out: Any) -> dict[str, Any]:
             "device": out.device.type}
 
 
-def _save(child: _Child, out: Any, path: str, budget: list[int]) -> dict[str, Any]:
+def _save(child: _Child, out: Any, path: str, budget: list[int], pick: int | None = None,
+          sample_from: int = 0) -> dict[str, Any]:
+    """Describe ``out`` and save its raw bytes (or, where it has more than ``sample_from`` elements and a
+    ``pick`` is given, the elements of :func:`sample_indices`) for the parent to read."""
     info = _describe(child, out)
     if not info["ok"]:
         return info
     torch = child.torch
     try:
-        flat = out.detach().reshape(-1).cpu()  # a copy where the layout needs one
+        flat = out.detach().reshape(-1)
+        n = int(flat.numel())
+        if pick is not None and 0 < sample_from < n:
+            flat = flat[sample_indices(torch, n, pick, flat.device)]
+            info["sampled"] = pick
+        flat = flat.cpu()  # a copy where the layout needs one
         if flat.dtype == torch.bool:
             flat = flat.to(torch.uint8)
         raw = flat.view(torch.uint8).numpy()
@@ -439,6 +484,7 @@ def main(fd: int, idle_s: float = IDLE_S) -> None:
 
     scratch = task["scratch"]
     budget = [int(task["output_bytes"])]
+    sample_from = int(task.get("verify_sample_from") or 0)
     # correctness on the hidden check cases (the first call compiles)
     t = perf()
     compile_s = 0.0
@@ -478,13 +524,14 @@ def main(fd: int, idle_s: float = IDLE_S) -> None:
         child.send(t="done", phase="timed", case=ci, samples=r["samples"], threads=r["threads"],
                    extra_wait_ms=r["extra_wait_ms"], late_wait_ms=r["late_wait_ms"], cpu_ms=r["cpu_ms"],
                    median=child.median(r["samples"]))
+        pick = child.read_pick()  # which elements of a large output are checked: known only now
         # traps first (they catch replayed results), then the last and first calls, then the random ones:
         # when the output budget runs out it is the least telling ones that are not saved
         order = sorted(r["outs"], key=lambda k: (k not in traps, k != calls - 1, k != 0, k))
         for k in order:
             out = r["outs"][k]
             kind = "refill" if k in traps else "timed"
-            info = _save(child, out, os.path.join(scratch, f"timed-{ci}-{k}.bin"), budget)
+            info = _save(child, out, os.path.join(scratch, f"timed-{ci}-{k}.bin"), budget, pick, sample_from)
             child.send(t="output", phase="timed", case=ci, call=k, seed=call_seed(seed, kind, ci, k),
                        warm_seed=call_seed(seed, "warm", ci, 0), trap=k in traps, **info)
         del r, warm, timed, refills

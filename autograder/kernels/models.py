@@ -27,6 +27,11 @@ class Limits(BaseModel, frozen=True):
     #: one submission at a time runs anything on the device (runner.DeviceTurn); None: on CUDA only (a CPU
     #: pool's children share the cores anyway)
     exclusive_device: bool | None = None
+    #: a timed output of more elements than this is checked on its first and last 2^16 elements and 2^20
+    #: more spread over it, picked by the parent once the case's timed calls are over (a 2^26-element output
+    #: saved and read back whole cost ~0.1 s each, nine of them per submission); 0: every element. The
+    #: hidden check cases are always checked whole.
+    verify_sample_from: int = Field(default=1 << 21, ge=0)
 
 
 class KernelTask(BaseModel, frozen=True):

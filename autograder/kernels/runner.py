@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import secrets
 import selectors
 import signal
 import subprocess
@@ -116,6 +117,7 @@ class ChildRun:
     boot_s: float | None = None  # spawn to up: the child's start (hidden when it was started ahead)
     task_at: float | None = None  # when its task was sent (the wall deadline starts there)
     turn: DeviceTurn | None = None  # the device turn, still held after the child has gone (see _result)
+    picks: dict[int, int] = field(default_factory=dict)  # per timed case: the sampled elements' pick
 
     def first(self, t: str) -> dict[str, Any] | None:
         return next((m for m in self.messages if m["t"] == t), None)
@@ -218,6 +220,10 @@ def _handle(msg: dict[str, Any], now: float, run: ChildRun, proc: subprocess.Pop
             run.protocol = run.protocol or f"a done for {key} the grader did not start"
             return
         run.done[key] = now
+        if key[0] == "timed":
+            # which elements of a large output the child saves: picked now, after the case's timed calls
+            run.picks[key[1]] = secrets.randbits(62)
+            _send(proc, f"pick {run.picks[key[1]]}\n".encode())
     run.messages.append(msg)
 
 
@@ -355,6 +361,7 @@ def _serve(started: Started, task: KernelTask, plan: Timing,
         "cases": list(task.cases), "check_cases": list(task.check_cases), "seed": task.seed,
         "device": task.device, "calls": plan.calls, "warmup": plan.warmup, "warmup_ms": plan.warmup_ms,
         "gpu_memory_mb": lim.gpu_memory_mb, "output_bytes": lim.output_mb << 20, "scratch": scratch,
+        "verify_sample_from": lim.verify_sample_from,
         "forbidden": [str(task.workload.resolve().parent)], "forks": 32,
         "threads": 1 if task.device == "cpu" else min(4, os.cpu_count() or 1),
         "input_threads": min(4, os.cpu_count() or 1),

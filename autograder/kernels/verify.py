@@ -19,7 +19,7 @@ import torch
 from ..bench.fingerprint import copy_bandwidth
 from ..records import Case, Measurement, summarize
 from ..workload import import_file
-from .child import call_seed, plan_calls
+from .child import SAMPLE_EDGE, SAMPLE_SIZE, call_seed, plan_calls, sample_indices
 from .models import CaseResult, KernelTask
 from .verdicts import Finding, clock_finding, compare, faster_than_memory, looks_like_lower_precision, tolerance_for
 
@@ -90,6 +90,9 @@ def _read(info: dict[str, Any], folder: Path) -> torch.Tensor | str:
     path = folder / name
     itemsize = torch.empty((), dtype=dtype).element_size()
     numel = math.prod(shape)
+    if info.get("sampled") is not None:  # the elements of sample_indices only, in their order
+        numel = _sampled_count(numel)
+        shape = [numel]
     if not path.is_file() or path.stat().st_size != numel * itemsize:
         return "the saved output does not have the size its description says"
     buf = bytearray(numel * itemsize)  # read into one buffer (no numpy: a student's install may lack it)
@@ -97,6 +100,19 @@ def _read(info: dict[str, Any], folder: Path) -> torch.Tensor | str:
         fh.readinto(buf)
     raw = torch.frombuffer(buf, dtype=torch.uint8) if buf else torch.empty(0, dtype=torch.uint8)
     return (raw.view(torch.uint8 if dtype == torch.bool else dtype).reshape(shape)).to(dtype)
+
+
+def _sampled_count(n: int) -> int:
+    return min(SAMPLE_EDGE, n) + (n - max(n - SAMPLE_EDGE, 0)) + SAMPLE_SIZE
+
+
+def _seen(ref: torch.Tensor, info: dict[str, Any]) -> torch.Tensor:
+    """What of ``ref`` the saved output holds: all of it, or the elements the parent picked."""
+    pick = info.get("sampled")
+    if pick is None:
+        return ref
+    flat = ref.reshape(-1)
+    return flat[sample_indices(torch, int(flat.numel()), int(pick), flat.device)]
 
 
 @dataclass
@@ -112,9 +128,11 @@ def _check_one(out: torch.Tensor | str, info: dict[str, Any], ref: torch.Tensor,
         return _Check(False, math.inf, "format", out)
     if info.get("device") != torch.device(task.device).type:
         return _Check(False, math.inf, "format", f"the output is on {info.get('device')}, not {task.device}")
-    if tuple(out.shape) != tuple(ref.shape) or out.dtype != ref.dtype:
-        return _Check(False, math.inf, "format", f"the output is {str(out.dtype)[6:]} {list(out.shape)}, the "
+    shape = info.get("shape") if info.get("sampled") is not None else list(out.shape)
+    if list(shape or []) != list(ref.shape) or out.dtype != ref.dtype:
+        return _Check(False, math.inf, "format", f"the output is {str(out.dtype)[6:]} {list(shape or [])}, the "
                                                  f"reference {str(ref.dtype)[6:]} {list(ref.shape)}")
+    ref = _seen(ref, info)
     rtol, atol = tolerance_for(task.tolerances, ref.dtype)
     # on the reference's device (the parent holds the device turn while it verifies): comparing a 2^26-element
     # output in float64 took 12 s on one busy core of a 2-core machine; on a GPU it is a few elementwise kernels
@@ -199,17 +217,21 @@ def check_outputs(task: KernelTask, run: ChildRun, folder: Path, plan: Timing
                                                        "torch.Tensor"), ()
             if info.get("skipped"):  # the output budget was spent (large outputs): not saved, not judged
                 continue
+            if info.get("sampled") is not None and info.get("sampled") != run.picks.get(ci):
+                return Finding("gamed", "forged_message", f"timed call {k}'s output was saved at elements the "
+                                                          "grader did not pick"), ()
             kind = "refill" if k in traps else "timed"
             ref, nbytes = ref_of(call_seed(task.seed, kind, ci, k), case)
-            refs[k] = ref
             bytes_moved = nbytes
             out = _read(info, folder)
             c = _check_one(out, info, ref, task)
+            refs[k] = _seen(ref, info)  # what the output holds of it (a large output: the picked elements)
+            del ref
             worst = max(worst, c.err)
             if not c.ok and wrong is None:
                 wrong = (k, c, out)
             if warm_ref is None:
-                warm_ref = ref_of(call_seed(task.seed, "warm", ci, 0), case)[0]
+                warm_ref = _seen(ref_of(call_seed(task.seed, "warm", ci, 0), case)[0], info)
         ext = _external(run, ci, plan.calls)
         if not refs:
             return Finding("crashed", "protocol", "no timed output could be saved within the output limit"), ()
@@ -217,12 +239,15 @@ def check_outputs(task: KernelTask, run: ChildRun, folder: Path, plan: Timing
             k, c, out = wrong
             assert warm_ref is not None
             return _wrong_timed(k, c, out, refs, warm_ref, task), ()
+        sampled = next((_sampled_count(math.prod(o.get("shape") or [0])) for k in saved
+                        if (o := outputs.get(("timed", ci, k))) and o.get("sampled") is not None), 0)
         stats_ms = summarize([max(s, 1e-6) for s in samples])
         meas = Measurement(
             case=Case(variant=task.entry, params=dict(case)), method="gpu_time" if dev == "cuda" else "wall_per_call",
             samples_ms=[max(s, 1e-6) for s in samples], calls_per_sample=1, stats=stats_ms, bytes_moved=bytes_moved,
             l2_policy="L2 flushed before every call" if dev == "cuda" else "cpu: no flush",
-            notes=f"{plan.calls} calls on fresh inputs, device-wide sync after each; external {ext:.4g} ms/call",
+            notes=f"{plan.calls} calls on fresh inputs, device-wide sync after each; external {ext:.4g} ms/call"
+                  + (f"; outputs checked at {sampled} elements each, picked after the calls" if sampled else ""),
         )
         results.append(CaseResult(case=dict(case), measurement=meas, max_error=worst,
                                   external_ms=ext if math.isfinite(ext) else None))
