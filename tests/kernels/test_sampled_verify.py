@@ -50,7 +50,8 @@ def test_a_correct_kernel_passes_on_sampled_outputs_and_the_record_says_so():
     r = run_submission(make_task(source_of("correct_torch"), limits=SAMPLED))
     assert r.verdict == "ok", r.reason
     notes = r.cases[0].measurement.notes
-    assert f"outputs checked at {2 * min(SAMPLE_EDGE, 1 << 14) + SAMPLE_SIZE} elements each, picked after" in notes
+    n = 1 << int(make_task("").cases[0]["log2_n"])  # 2^14 on a CPU, 2^22 on CUDA
+    assert f"outputs checked at {2 * min(SAMPLE_EDGE, n) + SAMPLE_SIZE} elements each, picked after" in notes
     whole = run_submission(make_task(source_of("correct_torch"), limits=Limits(wall_s=60.0, verify_sample_from=0)))
     assert whole.verdict == "ok" and "picked after" not in whole.cases[0].measurement.notes
 
