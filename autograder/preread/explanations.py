@@ -455,6 +455,44 @@ _PER_PART = named('subject.count_per_part',
     r"iterations?\b|steps?\b|launch\b|aufruf\b|llamada\b|appel\b|chamada\b)[^\W\d_]+", re.I)
 
 
+_PRONOUN = named('subject.pronoun',
+    "a pronoun in a number's own clause that refers back to the variant named before ('so it launches 1 kernel', "
+    "'which launches 1 kernel', 'il lance'): the carried variant is what the clause says the number is of",
+        ('so it launches ', 'which launches ', "it's ", 'its time is ', 'il lance ', 'es braucht '),
+        ('launches 1, 5, 5', 'item ', 'with '))(
+    r"\b(?:it|its|it['’]s|which|whose|that one|this one|er|es|sie|il|elle|ele|ela|esso|essa)\b", re.I)
+
+
+def _variant_said(ctx: Context) -> bool:
+    """The number's own clause names its variant, by name, by a pronoun for the one named before it, or by a
+    label right before the clause ("compiled: 5 kernels")."""
+    if ctx.variant is None:
+        return False
+    label = ctx.clause[:len(ctx.clause) - len(ctx.own_clause)].rstrip() if ctx.own_clause else ""
+    return ctx.variant_in_clause or _PRONOUN.search(ctx.own_clause or "") is not None or label.endswith(":")
+
+
+_COUNT_EXPECTED = named('subject.count_expected',
+    "in a count's own clause, words saying it was expected or thought before measuring ('I expected a single "
+    "fused kernel', 'I thought torch.compile always makes one kernel', 'ich erwartete einen Kernel'): the work "
+    "model's count restated where it is one (given), never another variant's measured count",
+        ('I expected ', 'I thought torch.compile always makes ', 'I had assumed it would be ', 'ich erwartete ',
+         'esperaba ', "je m'attendais à ", 'mi aspettavo '),
+        ('the compiled code launches ', 'as expected, it launches '))(
+    r"\b(?:I|we)\s+(?:had\s+)?(?:expected|thought|assumed|predicted|guessed)\b|\b(?:erwartete|dachte|esperaba|pensaba|"
+    r"m['’]attendais|pensais|aspettavo|pensavo|esperava|achava)\b", re.I)
+
+_COUNT_OF_KIND = named('subject.count_of_kind',
+    "a count of one kind of kernel among a variant's several ('one pointwise kernel', 'einen punktweisen Kernel', "
+    "'a second reduction kernel', 'one kernel for each'): a part of the variant's launches, neither right nor wrong",
+        ('one pointwise kernel', 'plus einen punktweisen Kernel', 'a second reduction kernel', '1 combine kernel',
+         'one kernel for each', 'one elementwise kernel'),
+        ('1 kernel', 'one fused kernel', 'a single kernel', '5 kernels', 'one kernel for the whole chain'))(
+    r"\b(?:pointwise|punktweisen?|elementwise|element-wise|reduction|reduce|partial|final|combine|combining|"
+    r"normali[sz]ation|second|third|extra|additional|puntual|ponctuel)\s+(?:kernels?|Kernel|noyaux?|launch(?:es)?)\b"
+    r"|\b(?:kernels?|launch(?:es)?)\s+(?:for|per)\s+(?:each|every)\s*(?:[,.;)]|$)", re.I)
+
+
 def _compared_elsewhere(s: Stated, ctx: Context, book: FactBook, cues: _Cues, cued: _CueCache, kinds: set[str],
                         asked: frozenset[frozenset[str]], several: frozenset[str], base: FoundNumber, rel: float
                         ) -> tuple[Candidate | None, Context, FoundNumber]:
@@ -561,7 +599,8 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
     found = _judge(a, book, text, rel, ix, laid_out)
     s = a.stated
     if (found.verdict == "misattributed" and any(r.kind == "launches" for r in s.readings)
-            and _INSTEAD_OF_COUNT.search(text[max(0, s.start - LOOKBACK):s.start])
+            and (_INSTEAD_OF_COUNT.search(text[max(0, s.start - LOOKBACK):s.start])
+                 or _COUNT_EXPECTED.search(a.context.own_clause or a.context.clause))
             and s.value in book.model_launches(a.context.params)):
         return found.model_copy(update={"verdict": "given", "matches": "the work model's launch count",
                                         "actually": None})
@@ -599,7 +638,8 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
                        span=(s.start, s.end))
     if "launches" in kinds and _MODEL_FIGURE.search(ctx.before) and s.value in book.model_launches(ctx.params):
         return base.model_copy(update={"matches": "the work model's launch count", "verdict": "given"})
-    if kinds == {"launches"} and _PER_PART.match(ctx.after):
+    if kinds == {"launches"} and (_PER_PART.match(ctx.after) or _COUNT_OF_KIND.search(
+            text[s.start:min(len(text), s.end + 16)])):
         return base.model_copy(update={"verdict": "unchecked"})
     if kinds == {"sms"}:  # the device's SM count (recognised, no credit on its own, as an input's size), or a
         # count of SMs the model does not hold ("131 SMs idle"): neither right nor wrong
@@ -652,7 +692,10 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
     # a sentence that names a case: a misattribution. A figure nobody's in particular is just wrong; ratios are
     # so dense across a sweep that only another pair at this case counts.
     variant_ok = {id(c) for c in of_variant}
-    elsewhere: list[Candidate] = [c for c in here if id(c) not in variant_ok] if ctx.variant is not None else []
+    # (only a variant the number's own clause names: one carried from an earlier clause is no claim that the
+    # number is that variant's, "… vs compiled 10; launches 1, 5, 5": unsure, neither credited nor named)
+    elsewhere: list[Candidate] = ([c for c in here if id(c) not in variant_ok]
+                                  if _variant_said(ctx) else [])
     if ctx.named_case and s.kind != "ratio":
         for params in _neighbours(book, ctx.params):
             elsewhere += [c for k in kinds for c in book.of_kind(params, k) if cued(c)]
@@ -689,7 +732,7 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
     # (a ratio of FLOPs is a figure only where its words say so: "8192 times more arithmetic")
     ruled_out = [c for k in kinds for c in book.of_kind(ctx.params, k)
                  if not c.fact.given and c.fact.topic not in ("ceiling", "cache", "flops")
-                 and (id(c) not in variant_ok or not cued(c))
+                 and ((id(c) not in variant_ok and _variant_said(ctx)) or not cued(c))
                  and not (ctx.variant is None and _memory_bound_rate(c, book, ctx.params))]
     other = _best(s, ruled_out, CLOSE)
     if other is not None and not cues.unchecked:
