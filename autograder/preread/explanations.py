@@ -111,6 +111,20 @@ _LABELS_ITS_OWN = named('cue.labels_its_own',
         (' eager 71 µs', ', eager'))(r"^(?:\s*(?:time|speed-?up|ratio))?\s*[:=]?\s*[~≈]?\s*\d", re.I)
 
 
+_CUE_OF_PREVIOUS = named('cue.after_number',
+    "a number right before a cue word: the cue labels that number ('3.4x per call', '1.03x wall', '75 µs in GPU "
+    "time'), not a later one set beside it",
+        ('3.4x ', '1.03x ', '75 µs ', '0,93 ', '1092 µs '),
+        ('the speedup ', 'at 2^12 ', 'GPU time of '))(
+    r"\d(?:[\d.,]*\d)?\s*(?:x|×|%|[µu]s|ms|ns|s|GB/s|TB/s|MB|GB)?\s*$", re.I)
+_NEXT_ITEM = named('cue.next_item',
+    "between a cue that labels the number before it and the next number: a joint that starts another item "
+    "('and', ',', ';', 'vs', 'while', 'but', 'y', 'und', 'et')",
+        (' and ', ', ', '; ', ' vs ', ' while ', ' und ', ' et '),
+        (' of ', ' is ', ' = '))(
+    r"[,;]|\b(?:and|vs\.?|versus|while|but|whereas|y|und|et|e|mais|pero|aber)\b", re.I)
+
+
 class _Index:
     """Every match of a pattern in the answer, found once (a pass over the text per pattern), so the cues of
     each number are binary searches: the pre-read stays linear in the answer whatever its numbers."""
@@ -157,6 +171,9 @@ def _nearest(pattern: re.Pattern[str], ix: _Index, ctx: Context, s: Stated,
     # after it: up to the next conjunction ("the ratio is 4 so the GPU speedup ...": the speedup is another figure)
     stop = ix.first_after(_CONJUNCTION, s.end, min(hi, s.end + 2 * LOOKBACK))
     after = ix.first_after(pattern, s.end, stop.start() if stop else min(hi, s.end + 2 * LOOKBACK))
+    if after is not None and before is not None and _CUE_OF_PREVIOUS.search(
+            ix.text, max(0, before.start() - 24), before.start()) and _NEXT_ITEM.search(ix.text, before.end(), s.start):
+        before = None  # "3.4x per call and 4.07x in GPU time": "per call" labels 3.4x; 4.07x has its own
     words = [(s.start - before.end(), 0, before)] if before else []
     words += [(after.start() - s.end + after_penalty, 1, after)] if after else []
     if words:
