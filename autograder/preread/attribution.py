@@ -140,6 +140,8 @@ class Context:
     variant_in_clause: bool = True
     #: the case parameters the sentence (or a table cell's headers) names itself ("TF32 at 384 TFLOP/s": dtype)
     named_params: frozenset[str] = frozenset()
+    #: a table cell's column header ("" elsewhere): a timing method it names is its cells' ("GPU eager/compiled")
+    column: str = ""
 
 
 @dataclass(frozen=True)
@@ -560,7 +562,8 @@ def _in_table(num: Stated, cell: Cell, text: str, case: Mapping[str, ParamValue]
     words = " ".join(text[a:b] for a, b in spans)
     return Attributed(num, Context(variant, _complete(params, named, named, known), words, cell.start,
                                    bool(named), words, text[cell.start:cell.end], in_one_span=False,
-                                   named_params=frozenset(named)))
+                                   named_params=frozenset(named),
+                                   column=text[cell.column_head[0]:cell.column_head[1]] if cell.column_head else ""))
 
 
 def _here(text: str) -> list[Mention]:

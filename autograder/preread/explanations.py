@@ -125,6 +125,15 @@ _NEXT_ITEM = named('cue.next_item',
     r"[,;]|\b(?:and|vs\.?|versus|while|but|whereas|y|und|et|e|mais|pero|aber)\b", re.I)
 
 
+_COLUMN_METHOD = named('table.column_method',
+    "a table column header naming a timing method by a bare word ('GPU eager/compiled', 'wall ×', 'GPU-Zeit (µs)', "
+    "'per call'): every cell of the column is of that method, whatever another label cell of its row says",
+        ('GPU eager/compiled', 'wall eager/compiled', 'GPU speedup', 'per-call speedup', 'GPU µs', 'wall (µs)'),
+        ('regime', 'speedup', 'N', 'eager/compiled'))(
+    r"((?<![A-Za-z0-9])wall(?![A-Za-z0-9])|\bper[- ]call\b|\bpar appel\b|\bpor llamada\b|\bpro Aufruf\b)|"
+    r"((?<![A-Za-z0-9])GPU(?![A-Za-z0-9]))", re.I)
+
+
 class _Index:
     """Every match of a pattern in the answer, found once (a pass over the text per pattern), so the cues of
     each number are binary searches: the pre-read stays linear in the answer whatever its numbers."""
@@ -220,6 +229,9 @@ class _Cues:
         own = hi - len(ctx.own_clause) if ctx.own_clause else lo
         m = _nearest(_METHOD, ix, ctx, s, after_penalty=8)  # "in GPU time was 3.9x and in wall time 1x"
         method = None if m is None else ("wall" if m.group(1) else "gpu")
+        head = _COLUMN_METHOD.search(ctx.column) if ctx.column else None
+        if head is not None:  # "| wall eager/compiled | GPU eager/compiled |": the column's method, not a label's
+            method, m = ("wall" if head.group(1) else "gpu"), None
         # "Per call my kernel takes 118 µs": said per call in its own clause (not "dispatch takes longer than the
         # 17.5 µs kernel": what the call pays besides the kernel)
         said_wall = (method == "wall" and m is not None and m.start() >= own
