@@ -700,7 +700,13 @@ def attribute(text: str, workload: Workload, case: Mapping[str, ParamValue],
     framed = framed or frame(text, workload)
     mentioned, masked, blks, sentences = framed.mentioned, framed.masked, framed.blocks, framed.sentences
     # a size inside a formula ("= 8192/6") is masked like any mention but names no case
-    naming = [m for m in mentioned if not _in_formula(text, m)]
+    quotes = [(b.start, b.end) for b in blks if b.kind == "quote"]
+    outside = "".join(masked[a:b] for a, b in zip([0, *(e for _, e in quotes)], [*(s for s, _ in quotes), len(masked)],
+                                                  strict=True))
+    if not outside.strip():
+        quotes = []  # the whole answer is a quote: the student's own words, formatted so
+    # (nor does a case a quoted prompt names: "> ... and why TF32 sits between bf16 and float32." is the question's)
+    naming = [m for m in mentioned if not _in_formula(text, m) and not any(a <= m.start < b for a, b in quotes)]
     cases = _Cases(sorted([*naming, *_here(masked)], key=lambda m: m.start), masked, case)
     sentence_starts = [a for a, _ in sentences]
     names = _Names(framed.names, masked, sentences, sentence_starts)
@@ -713,11 +719,6 @@ def attribute(text: str, workload: Workload, case: Mapping[str, ParamValue],
     cells = table_cells(masked, blks)
     cell_starts = [c.start for c in cells]
     out = []
-    quotes = [(b.start, b.end) for b in blks if b.kind == "quote"]
-    outside = "".join(masked[a:b] for a, b in zip([0, *(e for _, e in quotes)], [*(s for s, _ in quotes), len(masked)],
-                                                  strict=True))
-    if not outside.strip():
-        quotes = []  # the whole answer is a quote: the student's own words, formatted so
     read = _with_unitless_cells(extract(masked), masked, cells)
     read = sorted([*read, *bare_numbers(masked, read)], key=lambda s: s.start)
     for num in read:
