@@ -332,6 +332,30 @@ def _why_not(c: Candidate, ctx: Context, cues: _Cues, several: frozenset[str] = 
     return None
 
 
+_SWEEP_TREND = named('cue.sweep_trend',
+    "words of a trend across a sweep's sizes ('flattens at', 'starts at', 'settles at', 'at the end', 'at large "
+    "sizes', 'from 2^26 on', 'se aplana', 'plafonne'): the number is a sweep's point, not the cell's case",
+        ('it flattens at ', 'the speedup there starts at ', 'settles at ', 'At the end it is ', 'at large sizes',
+         'from 2^26 on', 'se aplana en', 'plafonne à', 'plateaus at', 'rises to', 'for the largest sizes'),
+        ('the speedup is ', 'at this size', 'in GPU time it is ', 'at small sizes'))(
+    r"\b(?:flatten\w*|flat\b|plateau\w*|settl\w*|levels? off|saturat\w*|starts? at|rises?\b|rising|climbs?|grows?\b|"
+    r"at the (?:end|top)|at (?:large|big|the largest|larger) (?:sizes?|N)|"
+    r"for (?:the )?(?:large|largest|larger) (?:sizes?|N|tensors?)|from 2\s?\^\s?\d+ on|"
+    r"aplana\w*|plafonn\w*|stabilis\w*|flacht|s['’]aplatit|achata\w*)", re.I)
+
+
+def _statistic_unsure(s: Stated, other: Candidate, book: FactBook, rel: float) -> bool:
+    """A ratio said as one statistic (a speedup, the traffic ratio) that equals the other statistic here, but
+    also a figure of the statistic it is said as at some measured case (the speedup at a sweep's largest sizes is
+    the traffic ratio; a traffic ratio equals a speedup somewhere): no claim it is the other one, unsure."""
+    f = other.fact
+    if f.kind != "ratio" or f.topic not in ("traffic", "speedup"):
+        return False
+    said = "speedup" if f.topic == "traffic" else "traffic"
+    return any(c.fact.topic == said and not c.fact.given and _close(s, c.fact, rel)
+               for params in book.known_cases() for c in book.of_kind(params, "ratio"))
+
+
 def _wall_as_kernel(c: Candidate, ctx: Context) -> bool:
     """A per-call (wall) figure in a sentence that says it is timed per call and reads it as the kernel's own
     (against a peak or roofline, as why it is memory- or compute-bound) without naming what else a call pays:
@@ -714,6 +738,8 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
     other = _best(s, [c for c in wrong_kind if not c.fact.given and not c.fact.per_kernel], rel)
     if other is not None:
         why = _why_not(other, ctx, cues, several) or ""
+        if _SWEEP_TREND.search(ctx.sentence) and _statistic_unsure(s, other, book, rel):
+            return base  # "flattens at 4.06x, the 4x traffic ratio": a speedup at a sweep's point, unsure which
         return base.model_copy(update={"verdict": "misattributed", "actually": f"{other.fact.label} ({why})"})
     if s.inferred:  # a bare number is another figure only as that of what its sentence names
         return base
