@@ -116,7 +116,7 @@ _CUE_OF_PREVIOUS = named('cue.after_number',
     "time'), not a later one set beside it",
         ('3.4x ', '1.03x ', '75 µs ', '0,93 ', '1092 µs '),
         ('the speedup ', 'at 2^12 ', 'GPU time of '))(
-    r"\d(?:[\d.,]*\d)?\s*(?:x|×|%|[µu]s|ms|ns|s|GB/s|TB/s|MB|GB)?\s*$", re.I)
+    r"(?<![\d^.,])\d(?:[\d.,]*\d)?\s*(?:x|×|%|[µu]s|ms|ns|s|GB/s|TB/s|MB|GB)?\s*$", re.I)
 _NEXT_ITEM = named('cue.next_item',
     "between a cue that labels the number before it and the next number: a joint that starts another item "
     "('and', ',', ';', 'vs', 'while', 'but', 'y', 'und', 'et')",
