@@ -1,0 +1,133 @@
+"""What the spent tenth blind set (benchmarks/explanation_heldout_v10) and the sets before it still showed after
+preread9, each probed with sentences of our own against the tenth set's frozen H200 references: right figures
+named misattributed (a variant carried from an earlier clause, a timing method that labels another number, a
+table row's label, a quoted prompt's dtype, a sweep's point), a model count restated, and parts of the asked
+explanation that an answer leaves out while still using their words."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from autograder.grading.references import ReferenceStore
+from autograder.spec import load_spec
+
+from .test_explanation_false_credits import grade, the
+
+REPO = Path(__file__).resolve().parents[2]
+LESSONS = ("03_roofline", "04_fusion", "05_softmax", "06_fused_kernel")
+
+
+@pytest.fixture(scope="module")
+def tenth():
+    """Every lesson against the tenth blind set's frozen H200 references."""
+    store = ReferenceStore(REPO / "benchmarks" / "explanation_heldout_v10" / "references")
+    return {name: (load_spec(REPO / "source" / name / "lesson.toml"), store.load(name, "nvidia-h200"))
+            for name in LESSONS}
+
+
+def test_one_row_times_2_20_in_a_table_corner_is_the_long_row_case(tenth):
+    g = grade(tenth, "05_softmax", "explain_long_rows",
+              "| 1 row × 2^20 fp16 | launches | GPU time |\n|---|---|---|\n| eager | 5 | 27.3 µs |\n"
+              "| compiled | 5 | 9.96 µs |\n")
+    for text in ("27.3 µs", "9.96 µs"):
+        f = the(g, text)
+        assert f.verdict == "match" and "cols=2^20/rows=2^0" in (f.matches or ""), g.comment
+    spec = tenth["05_softmax"][0]
+    # "1 row" is one row, never a row one element long
+    assert not any(m.params and m.params.get("log2_cols") == 0 for m in spec.workload.mentions("the 1 row case"))
+
+
+def test_a_variant_carried_from_an_earlier_clause_names_no_misattribution(tenth):
+    g = grade(tenth, "05_softmax", "explain_long_rows",
+              "torch_softmax 206 vs eager 27 vs compiled 10; launches 1, 5, 5.")
+    assert [f.verdict for f in g.found if f.text == "5"] == ["unmatched", "unmatched"], g.comment
+    # the variant named in the number's own clause, by name, pronoun or label, still does
+    said = grade(tenth, "05_softmax", "explain_long_rows",
+                 "The compiled softmax is fused, so it launches 1 kernel and moves 4.2 MB.")
+    assert the(said, "1 kernel").verdict == "misattributed", said.comment
+    labelled = grade(tenth, "05_softmax", "explain_fusion", "Eager: 5 kernels, 268 MB; compiled: 5 kernels, 67 MB.")
+    assert [f.verdict for f in labelled.found if f.text == "5 kernels"] == ["match", "misattributed"]
+
+
+def test_a_count_of_one_kind_of_kernel_is_unchecked_and_an_expected_count_is_the_model(tenth):
+    g = grade(tenth, "05_softmax", "explain_long_rows",
+              "Compiled splits each reduction into a partial and a final pass plus one pointwise kernel.")
+    assert the(g, "one pointwise kernel").verdict == "unchecked", g.comment
+    expected = grade(tenth, "05_softmax", "explain_long_rows",
+                     "For the compiled version I expected a single fused kernel, but the profiler shows 5.")
+    assert the(expected, "a single fused kernel").verdict == "given", expected.comment
+
+
+def test_a_timing_method_right_after_a_number_labels_that_number(tenth):
+    g = grade(tenth, "04_fusion", "explain_sweep",
+              "At 2^28 the speedup is 3.4x per call and 4.07x in GPU time.")
+    assert the(g, "3.4x").verdict == "match" and "wall" in (the(g, "3.4x").matches or ""), g.comment
+    f = the(g, "4.07x")
+    assert f.verdict == "match" and "gpu_time" in (f.matches or ""), g.comment
+    # a cue that labels both sides of a pair still carries ("268 µs in GPU time and eager 89 µs")
+    both = grade(tenth, "04_fusion", "explain_sweep", "At 2^28 in GPU time eager took 1.04 ms and compiled 255 µs.")
+    assert the(both, "255 µs").verdict == "match" and "gpu_time" in (the(both, "255 µs").matches or "")
+
+
+def test_a_table_column_naming_a_timing_method_is_its_cells_method(tenth):
+    g = grade(tenth, "04_fusion", "explain_sweep",
+              "| N | wall eager/compiled | GPU eager/compiled | regime |\n|---|---|---|---|\n"
+              "| 2^12 | 1.03x | 4.2x | launch/dispatch |\n| 2^20 | 0.67x | 2.8x | dispatch (wall) |\n")
+    for text in ("4.2x", "2.8x"):
+        f = the(g, text)
+        assert f.verdict == "match" and "gpu_time" in (f.matches or ""), g.comment
+    assert "wall" in (the(g, "0.67x").matches or ""), g.comment
+
+
+def test_a_case_named_in_a_quoted_prompt_is_not_the_answers(tenth):
+    g = grade(tenth, "03_roofline", "explain_small",
+              '> "explaining why the 1024 multiply falls so far short of the peak although its intensity is above '
+              'the ridge point, and why TF32 sits between bf16 and float32."\n\n'
+              "Intensity 341 > ridge 180; the kernel is at 47 % of peak because the matrix is small.")
+    assert the(g, "47 %").verdict == "match" and "bf16" in (the(g, "47 %").matches or ""), g.comment
+    assert the(g, "341").verdict == "match", g.comment
+
+
+def test_the_ridge_point_by_its_other_names(tenth):
+    g = grade(tenth, "03_roofline", "explain_small",
+              "À n = 1024, la multiplication bf16 fait 2,15 GFLOP pour 6,3 Mo, soit une intensité de 341 FLOP/octet, "
+              "au-dessus du point d'équilibre (180 FLOP/octet).")
+    f = the(g, "180 FLOP/octet")
+    assert f.verdict == "match" and "ridge" in (f.matches or ""), g.comment
+
+
+def test_a_speedup_at_a_sweeps_point_equal_to_the_traffic_ratio_is_unsure(tenth):
+    g = grade(tenth, "04_fusion", "explain_sweep",
+              "GPU time does not see dispatch: the speedup rises and flattens at 4.06x from 2^26 on.")
+    assert the(g, "4.06x").verdict != "misattributed", g.comment
+    # a speedup said at the cell's case, no trend, is still the traffic ratio misattributed
+    said = grade(tenth, "05_softmax", "explain_fusion",
+                 "Eager moves 268 MB in 5 kernels, compiled 67 MB in 1, so the compiled one is 4x faster.")
+    assert the(said, "4x").verdict == "misattributed", said.comment
+
+
+def test_why_tf32_sits_between_needs_a_reason_not_its_name(tenth):
+    restated = grade(tenth, "03_roofline", "explain_small",
+                     "It is above the ridge (341 vs 180 FLOP/byte) but reaches only 0.47 of peak: 64 output tiles are "
+                     "too few for 132 SMs. TF32 sits between bf16 and float32.")
+    assert "missing_part" in restated.flags and "TF32" in restated.comment, restated.comment
+    reasoned = grade(tenth, "03_roofline", "explain_small",
+                     "It is above the ridge (341 vs 180 FLOP/byte) but reaches only 0.47 of peak: 64 output tiles are "
+                     "too few for 132 SMs. TF32 sits between because it runs on the tensor cores with a 10-bit "
+                     "mantissa but reads fp32-sized operands.")
+    assert "missing_part" not in reasoned.flags, reasoned.comment
+
+
+@pytest.mark.parametrize(("lesson", "grade_id", "text"), [
+    ("05_softmax", "explain_fusion", "Eager launches 5 kernels and moves 268 MB; the compiled one launches 1 and "
+     "moves 67 MB. The traffic ratio is 4x but the speedup only 3.2x because the fused kernel reduces each row."),
+    ("04_fusion", "explain_headline", "Eager moves 268 MB in 4 launches, the compiled one 67 MB in 1. In GPU time "
+     "the speedup is 3.97x, near the traffic ratio; per call it is 0.93x because dispatch and guards dominate."),
+    ("06_fused_kernel", "explain_kernel", "My kernel moves 268 MB in 1 launch, eager 1074 MB in 4. The speedup is "
+     "4.02x, the traffic ratio, because both are memory-bound."),
+])
+def test_the_bandwidth_a_prompt_asks_for_is_a_part(tenth, lesson, grade_id, text):
+    g = grade(tenth, lesson, grade_id, text)
+    assert "missing_part" in g.flags and "bandwidth" in g.comment, g.comment
