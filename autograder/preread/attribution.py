@@ -637,6 +637,22 @@ _PER_WORKER = named('case.per_worker',
         (' per call', ' of 2^20', ' per second'))(
     r"^\s*(?:per|for each|for every|pro|por|par|each)\s+(?:thread\s+|triton\s+|CUDA\s+)?"
     r"(?:programs?|blocks?|threads?|CTAs?|SMs?|warps?|instances?|Block|bloc|bloque|bloco)\b", re.I)
+_WORKER_DOES = named('case.worker_does',
+    "a case's word right after what each program, block or thread does ('each program does one row', 'every block "
+    "handles one row', 'jeder Block bearbeitet eine Zeile') says how the work is split, not which case it is",
+        ('each program does ', 'every block handles ', 'one thread block per ', 'each Triton program reads ',
+         'jeder Block bearbeitet ', 'cada bloque procesa '),
+        ('each kernel moves ', 'at ', 'the program does '))(
+    r"\b(?:each|every|one|per|jeder|jede|cada|chaque|ogni)\s+(?:thread\s+|triton\s+|CUDA\s+)?"
+    r"(?:programs?|blocks?|threads?|CTAs?|warps?|instances?|Block|bloc|bloque|bloco|programa|programme)"
+    r"\s+(?:[^\W\d]+\s+){0,2}$", re.I)
+_AS_IN = named('case.as_in',
+    "a case named after 'as in', 'like at', 'wie bei', 'comme pour', 'como en' ('fuses everything into 1 kernel as "
+    "in the 4096 x 4096 case') is a case compared with, not the one the number is of",
+        ('as in the ', 'like at ', 'just like in ', 'wie bei ', 'comme pour ', 'como en el ', 'como no ', 'come nel '),
+        ('at ', 'in the ', 'as '))(
+    r"\b(?:as|like)\s+(?:in|at|for|with|on)\s+(?:the\s+)?$|\b(?:wie\s+(?:bei|im)|comme\s+(?:pour|dans|avec|à)|"
+    r"como\s+(?:en|no|na|con|em)|come\s+(?:nel|per|con|a))\s+(?:(?:the|le|la|el|o|a|dem|der)\s+)?$", re.I)
 _ELEMENTS = named('case.elements_word',
     "a case named by its count of elements ('4096 fp16 elements'): its size in bytes "
     "after it restates the case, it names no part",
@@ -674,6 +690,8 @@ def _not_tiles(mentioned: list[Mention], text: str) -> list[Mention]:
                     or (_PART_SIZE.match(text[m.end:m.end + 40]) and not _ELEMENTS.search(text[m.start:m.end]))
                     or _RATIO_AFTER.match(text[m.end:m.end + 16])
                     or _PER_WORKER.match(text[m.end:m.end + 32])
+                    or _WORKER_DOES.search(text[max(0, m.start - 48):m.start])
+                    or _AS_IN.search(text[max(0, m.start - 24):m.start])
                     or (re.search(r"(?:^|\s|of)(?:\d+|2\s?(?:\^|\*\*)\s?\d{1,2})$", text[m.start:m.end])
                         and _SIZE_IS_VALUE.match(text[m.end:m.end + 12])))]
 

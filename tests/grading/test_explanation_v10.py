@@ -131,3 +131,21 @@ def test_why_tf32_sits_between_needs_a_reason_not_its_name(tenth):
 def test_the_bandwidth_a_prompt_asks_for_is_a_part(tenth, lesson, grade_id, text):
     g = grade(tenth, lesson, grade_id, text)
     assert "missing_part" in g.flags and "bandwidth" in g.comment, g.comment
+
+
+def test_a_ratio_said_of_bytes_equal_to_a_speedup_is_unsure(tenth):
+    g = grade(tenth, "05_softmax", "explain_fusion",
+              "Eager takes 157 µs per call and the compiled kernel 109 µs, so fusion only gives 1.44x although it "
+              "cuts the traffic by 4x.")
+    assert the(g, "1.44x").verdict != "misattributed", g.comment
+
+
+def test_what_each_program_does_and_a_case_compared_with_name_no_case(tenth):
+    g = grade(tenth, "05_softmax", "explain_fusion",
+              "The compiled one is a single kernel where each program does one row, so 67 MB. GPU times were "
+              "131.5 µs and 41.1 µs.")
+    assert the(g, "41.1 µs").verdict == "match", g.comment
+    compared = grade(tenth, "05_softmax", "explain_long_rows",
+                     "One big row: the compiled softmax fuses everything into 1 kernel as in the 4096 x 4096 case, "
+                     "so it moves only 4.2 MB instead of 16.8 MB.")
+    assert the(compared, "4.2 MB").verdict == "match" and "cols=2^20" in (the(compared, "4.2 MB").matches or "")
