@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from ..mentions import dtype_mentions
+from ..mentions import Mention, dtype_mentions
 from ..records import ExplanationGrade, FoundNumber, ParamValue, ReferenceRun, render_params
 from ..spec import ExplanationSpec, LessonSpec
 from ..workload import Fact, Workload
@@ -646,10 +646,10 @@ def _per_call_overhead(s: Stated, ctx: Context, book: FactBook) -> tuple[str, st
 
 
 def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _Index | None = None,
-          laid_out: tuple[tuple[int, int], ...] = ()) -> FoundNumber:
+          laid_out: tuple[tuple[int, int], ...] = (), walks_sweep: bool = False) -> FoundNumber:
     """One number's verdict (see :func:`_judge`); a count set against the count before it ("5 kernels instead
     of 1") that is no fact of what its sentence names is the work model's count restated, not misattributed."""
-    found = _judge(a, book, text, rel, ix, laid_out)
+    found = _judge(a, book, text, rel, ix, laid_out, walks_sweep)
     s = a.stated
     if (found.verdict == "misattributed" and any(r.kind == "launches" for r in s.readings)
             and (_INSTEAD_OF_COUNT.search(text[max(0, s.start - LOOKBACK):s.start])
@@ -661,7 +661,7 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
 
 
 def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _Index | None = None,
-           laid_out: tuple[tuple[int, int], ...] = ()) -> FoundNumber:
+           laid_out: tuple[tuple[int, int], ...] = (), walks_sweep: bool = False) -> FoundNumber:
     """One number's verdict: a fact of what its sentence names (match / given), a fact of something else
     (misattributed: another variant, case, timing method, statistic or direction), or nothing the model or
     the reference knows (unmatched; unchecked where the sentence speaks of what the reference does not
@@ -755,6 +755,10 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
     # number is that variant's, "… vs compiled 10; launches 1, 5, 5": unsure, neither credited nor named)
     elsewhere: list[Candidate] = ([c for c in here if id(c) not in variant_ok]
                                   if _variant_said(ctx) else [])
+    # (in an answer that walks through a sweep, another case's figure is named only where the number's sentence
+    # names a size: "the kernels alone are tiny: 5.5 µs against 1.4 µs" is a sweep's point, unsure which)
+    unsure_case = walks_sweep and not (ctx.named_params - {"dtype"})
+    same_case = {id(c) for c in elsewhere}
     if ctx.named_case and s.kind != "ratio":
         for params in _neighbours(book, ctx.params):
             elsewhere += [c for k in kinds for c in book.of_kind(params, k) if cued(c)]
@@ -763,7 +767,7 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
                         ctx, min(rel, CLOSE))
     if own is not None:
         return own
-    other = _best(s, [c for c in elsewhere if not c.fact.given], rel)
+    other = _best(s, [c for c in elsewhere if not c.fact.given and (id(c) in same_case or not unsure_case)], rel)
     if other is not None:
         return base.model_copy(update={"verdict": "misattributed", "actually": other.fact.label})
     # (the named variant's own figure at another case the sentence does not name is just wrong, not
@@ -774,7 +778,7 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
         own = _sentence_own(s, [other], base, ctx, CLOSE)
         if own is not None:
             return own
-    if other is not None:
+    if other is not None and not unsure_case:
         return base.model_copy(update={"verdict": "misattributed",
                                        "actually": f"{other.fact.label} (another case's figure)"})
     per_kernel = _best(s, [c for c in wrong_kind if c.fact.per_kernel], rel)
@@ -954,6 +958,17 @@ def own_words(text: str, framed_blocks: Iterable[tuple[str, int, int]], figures:
 _REPORTED = frozenset({"match", "given", "misattributed"})
 
 
+#: an answer that names this many sizes (cases apart from the dtype) walks through a sweep
+SWEEP_SIZES = 3
+
+
+def _walks_sweep(mentioned: Iterable[Mention]) -> bool:
+    """Whether the answer names :data:`SWEEP_SIZES` or more distinct sizes: then a number that equals another
+    case's figure is likely a point of the sweep it describes, not a figure quoted as this case's."""
+    sizes = {tuple(sorted((k, v) for k, v in m.params.items() if k != "dtype")) for m in mentioned if m.params}
+    return len(sizes - {()}) >= SWEEP_SIZES
+
+
 def grade_explanation(
     text: str, spec: LessonSpec, ex: ExplanationSpec, ref: ReferenceRun | None, rel_tol: float = REL_TOL
 ) -> ExplanationGrade:
@@ -969,8 +984,9 @@ def grade_explanation(
     ix = _Index(text)
     framed = frame(text, spec.workload)
     blocks_laid_out = tuple((b.start, b.end) for b in framed.blocks if b.kind in ("table", "code"))
+    walks = _walks_sweep(framed.mentioned)
     judged = [(a, f) for a in attribute(text, spec.workload, case, book.known_cases(), framed)
-              if (f := judge(a, book, text, rel_tol, ix, blocks_laid_out)).verdict in _REPORTED
+              if (f := judge(a, book, text, rel_tol, ix, blocks_laid_out, walks)).verdict in _REPORTED
               or not a.stated.inferred]
     found = [_back(f, original, origin) for _, f in judged]
     # right figures of a dimension (bytes, time, bandwidth, ...) that the answer wrote without any unit

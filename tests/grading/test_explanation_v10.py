@@ -149,3 +149,16 @@ def test_what_each_program_does_and_a_case_compared_with_name_no_case(tenth):
                      "One big row: the compiled softmax fuses everything into 1 kernel as in the 4096 x 4096 case, "
                      "so it moves only 4.2 MB instead of 16.8 MB.")
     assert the(compared, "4.2 MB").verdict == "match" and "cols=2^20" in (the(compared, "4.2 MB").matches or "")
+
+
+def test_in_an_answer_walking_a_sweep_another_sizes_figure_needs_a_size_in_its_sentence(tenth):
+    walk = ("At 2^12 both take about 75 µs per call, at 2^20 the compiled call is slower (0.67x), and at 2^28 the "
+            "kernels dominate (3.44x per call). ")
+    g = grade(tenth, "04_fusion", "explain_sweep",
+              walk + "In GPU time the kernels alone are tiny but the ratio is already there: 4.6 µs for the 4 eager "
+              "kernels against 1.1 µs for the fused one.")
+    assert the(g, "4.6 µs").verdict != "misattributed" and the(g, "1.1 µs").verdict != "misattributed", g.comment
+    # a size in the number's sentence still names it
+    named = grade(tenth, "04_fusion", "explain_sweep",
+                  walk + "At the top, 2^28, eager moves 8.6 GB and fused 2.15 GB.")
+    assert the(named, "8.6 GB").verdict == "misattributed", named.comment
