@@ -651,7 +651,7 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
     of 1") that is no fact of what its sentence names is the work model's count restated, not misattributed."""
     found = _judge(a, book, text, rel, ix, laid_out, walks_sweep)
     s = a.stated
-    if (found.verdict == "misattributed" and any(r.kind == "launches" for r in s.readings)
+    if (found.verdict in ("misattributed", "unmatched") and any(r.kind == "launches" for r in s.readings)
             and (_INSTEAD_OF_COUNT.search(text[max(0, s.start - LOOKBACK):s.start])
                  or _COUNT_EXPECTED.search(a.context.own_clause or a.context.clause))
             and s.value in book.model_launches(a.context.params)):
