@@ -533,6 +533,13 @@ _POWER_HEAD = named('table.power_head',
         ('kernels', 'n'))(r"^\s*(?:2\s*\^\s*[\w#]+|log_?(?:2|₂)\s*\(?\s*\w*\)?|k)\s*$", re.I)
 
 
+def _exponent_cell(num: Stated, cell: Cell, text: str) -> bool:
+    """A bare whole number alone in a cell under a column of exponents of two ('2^k', 'log2_n'): a case."""
+    head = cell.column_head
+    return (head is not None and _POWER_HEAD.match(text[head[0]:head[1]]) is not None
+            and re.fullmatch(r"\s*\d{1,2}\s*", text[cell.start:cell.end]) is not None and not num.unit)
+
+
 def _row_case(cell: Cell, text: str, workload: Workload) -> dict[str, ParamValue]:
     """The case a row names by an exponent under a '2^k' column ("| 24 | 97.5 | ..."), else none."""
     if len(cell.heads) < 3:
@@ -745,6 +752,8 @@ def attribute(text: str, workload: Workload, case: Mapping[str, ParamValue],
         i = bisect.bisect_right(cell_starts, num.start) - 1
         cell = cells[i] if i >= 0 and cells[i].start <= num.start < cells[i].end else None
         if cell is not None:
+            if _exponent_cell(num, cell, masked):
+                continue  # "| 24 | 97.5 |" under "log2_n": the row's case, not a figure
             out.append(_in_table(num, cell, text, case, cases, names, known, _row_case(cell, masked, workload)))
             continue
         sentence = _around(sentences, sentence_starts, num.start)

@@ -229,8 +229,11 @@ class _Cues:
         own = hi - len(ctx.own_clause) if ctx.own_clause else lo
         m = _nearest(_METHOD, ix, ctx, s, after_penalty=8)  # "in GPU time was 3.9x and in wall time 1x"
         method = None if m is None else ("wall" if m.group(1) else "gpu")
-        head = _COLUMN_METHOD.search(ctx.column) if ctx.column else None
-        if head is not None:  # "| wall eager/compiled | GPU eager/compiled |": the column's method, not a label's
+        cell = _METHOD.search(ctx.own_clause) if not ctx.in_one_span else None
+        head = _COLUMN_METHOD.search(ctx.column) if ctx.column and cell is None else None
+        if cell is not None:  # "speedup gpu 3.97x  wall 0.93x" as a row of pasted output: the cell's own word
+            method, m = ("wall" if cell.group(1) else "gpu"), None
+        elif head is not None:  # "| wall eager/compiled | GPU eager/compiled |": the column's, not a label's
             method, m = ("wall" if head.group(1) else "gpu"), None
         # "Per call my kernel takes 118 µs": said per call in its own clause (not "dispatch takes longer than the
         # 17.5 µs kernel": what the call pays besides the kernel)

@@ -162,3 +162,22 @@ def test_in_an_answer_walking_a_sweep_another_sizes_figure_needs_a_size_in_its_s
     named = grade(tenth, "04_fusion", "explain_sweep",
                   walk + "At the top, 2^28, eager moves 8.6 GB and fused 2.15 GB.")
     assert the(named, "8.6 GB").verdict == "misattributed", named.comment
+
+
+def test_pasted_output_under_an_interpreter_prompt_is_a_table_with_its_header(tenth):
+    g = grade(tenth, "04_fusion", "explain_sweep",
+              '```\n>>> L.sweep("float16")\nlog2_n   eager wall   fused wall   speedup(wall)   speedup(gpu)\n'
+              "12       76.1 µs      73.6 µs      1.03            4.20\n"
+              "20       74.8 µs      111.6 µs     0.67            2.82\n```\nSmall: dispatch dominates the wall time.")
+    assert [f.text for f in g.found] == ["76.1 µs", "73.6 µs", "1.03", "4.20", "74.8 µs", "111.6 µs", "0.67", "2.82"]
+    assert all(f.verdict == "match" for f in g.found), g.comment
+    assert "gpu_time" in (the(g, "4.20").matches or "") and "wall" in (the(g, "1.03").matches or "")
+
+
+def test_a_row_of_pasted_output_that_names_its_method_keeps_it(tenth):
+    g = grade(tenth, "04_fusion", "explain_headline",
+              '```\n>>> L.compare("float16", 24)\nvariant   launches  bytes_MB  gpu_us   wall_us\n'
+              "eager     4         268.4     69.42    91.10\ncompiled  1         67.1      17.48    97.90\n"
+              "speedup gpu 3.97x  wall 0.93x\n```")
+    assert the(g, "0.93x").verdict == "match" and "wall" in (the(g, "0.93x").matches or ""), g.comment
+    assert the(g, "3.97x").verdict == "match" and "gpu_time" in (the(g, "3.97x").matches or ""), g.comment
