@@ -181,3 +181,15 @@ def test_a_row_of_pasted_output_that_names_its_method_keeps_it(tenth):
               "speedup gpu 3.97x  wall 0.93x\n```")
     assert the(g, "0.93x").verdict == "match" and "wall" in (the(g, "0.93x").matches or ""), g.comment
     assert the(g, "3.97x").verdict == "match" and "gpu_time" in (the(g, "3.97x").matches or ""), g.comment
+
+
+def test_a_speedups_symbol_before_its_value(tenth):
+    g = grade(tenth, "04_fusion", "explain_sweep",
+              "N=4.1e3: wall 7.61e-5 s vs 7.36e-5 s -> S=1.03 (launch-bound). N=1.05e6: S_wall=6.7e-1. "
+              "N=2.68e8: S_wall=3.44.")
+    for text in ("1.03", "6.7e-1", "3.44"):
+        f = the(g, text)
+        assert f.verdict == "match" and "wall_per_call" in (f.matches or ""), g.comment
+    # the symbol names only the value right after its '=' ("S = t_e / t_c = 3.20": the operands are no ratio)
+    formula = grade(tenth, "05_softmax", "explain_fusion", "S = 131.5 / 41.1 = 3.20 < 4.")
+    assert [f.text for f in formula.found if f.kind == "ratio"] != ["131.5"], formula.comment
