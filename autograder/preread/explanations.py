@@ -348,13 +348,13 @@ _SWEEP_TREND = named('cue.sweep_trend',
 
 
 def _statistic_unsure(s: Stated, other: Candidate, book: FactBook, rel: float) -> bool:
-    """A ratio said as one statistic (a speedup, the traffic ratio) that equals the other statistic here, but
-    also a figure of the statistic it is said as at some measured case (the speedup at a sweep's largest sizes is
-    the traffic ratio; a traffic ratio equals a speedup somewhere): no claim it is the other one, unsure."""
+    """A ratio said as one statistic (a speedup, the traffic ratio) that equals the other statistic, or a speedup
+    of another timing method, here, but is also a figure of the other statistic at some measured case (a sweep's
+    large-size speedups are the traffic ratio): in words of a sweep's trend, no claim it is the other one."""
     f = other.fact
     if f.kind != "ratio" or f.topic not in ("traffic", "speedup"):
         return False
-    said = "speedup" if f.topic == "traffic" else "traffic"
+    said = "speedup" if f.topic == "traffic" else "traffic"  # (a speedup's own other-method twin is no escape)
     return any(c.fact.topic == said and not c.fact.given and _close(s, c.fact, rel)
                for params in book.known_cases() for c in book.of_kind(params, "ratio"))
 
@@ -741,8 +741,9 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
     other = _best(s, [c for c in wrong_kind if not c.fact.given and not c.fact.per_kernel], rel)
     if other is not None:
         why = _why_not(other, ctx, cues, several) or ""
-        if why == "a speedup, not the traffic ratio" or (_SWEEP_TREND.search(ctx.sentence)
-                                                          and _statistic_unsure(s, other, book, rel)):
+        if why == "a speedup, not the traffic ratio" or (
+                _SWEEP_TREND.search(ctx.sentence) and not _case_mentions(book.spec.workload, ctx.before)
+                and _statistic_unsure(s, other, book, rel)):
             # a ratio said of bytes that equals a speedup here ("twice the bytes of bf16", "eight times the
             # bytes", "1.44x although it cuts the traffic by 4x"): a comparison of bytes the model may not hold,
             # no claim that it is the speedup: unsure

@@ -193,3 +193,13 @@ def test_a_speedups_symbol_before_its_value(tenth):
     # the symbol names only the value right after its '=' ("S = t_e / t_c = 3.20": the operands are no ratio)
     formula = grade(tenth, "05_softmax", "explain_fusion", "S = 131.5 / 41.1 = 3.20 < 4.")
     assert [f.text for f in formula.found if f.kind == "ratio"] != ["131.5"], formula.comment
+
+
+def test_a_size_said_before_the_ratio_keeps_a_wall_speedup_misattributed_in_a_trend_sentence():
+    store = ReferenceStore(REPO / "benchmarks" / "explanation_heldout" / "references")
+    blind = {"04_fusion": (load_spec(REPO / "source" / "04_fusion" / "lesson.toml"), store.load("04_fusion",
+                                                                                                 "nvidia-h200"))}
+    g = grade(blind, "04_fusion", "explain_sweep",
+              "At 2^24 eager moves 67 MB per call and the fused kernel 67 MB. At 2^12 the per-call wall speedup is "
+              "3.6×; at 2^28 fused moves 268 MB and the speedup is flat.")
+    assert the(g, "3.6×").verdict == "misattributed", g.comment
