@@ -518,6 +518,15 @@ _PRONOUN = named('subject.pronoun',
         ('launches 1, 5, 5', 'item ', 'with '))(
     r"\b(?:it|its|it['’]s|which|whose|that one|this one|er|es|sie|il|elle|ele|ela|esso|essa)\b", re.I)
 
+_AFTER_RELATIVE = named('subject.after_relative',
+    "a relative clause set off by commas right before the number's clause ('while the add, which is memory bound, "
+    "needs 174 µs'): the variant named before it is the subject of the number's clause",
+        ('the add, which is memory bound, ', 'eager, which launches four kernels, ', 'le noyau, qui est lent, ',
+         'der Kernel, welcher langsam ist, '),
+        ('which is memory bound ', 'eager, ', '— that is launch count, ', 'also 7,6-mal langsamer als eager, die '))(
+    r",\s*(?:which|who|qui|lequel|laquelle|welche[rsn]?|il quale|la quale|el cual|la cual|o qual|a qual)\b"
+    r"[^,;.]*,\s*$", re.I)
+
 
 def _variant_said(ctx: Context) -> bool:
     """The number's own clause names its variant, by name, by a pronoun for the one named before it, or by a
@@ -525,7 +534,8 @@ def _variant_said(ctx: Context) -> bool:
     if ctx.variant is None:
         return False
     label = ctx.clause[:len(ctx.clause) - len(ctx.own_clause)].rstrip() if ctx.own_clause else ""
-    return ctx.variant_in_clause or _PRONOUN.search(ctx.own_clause or "") is not None or label.endswith(":")
+    return (ctx.variant_in_clause or _PRONOUN.search(ctx.own_clause or "") is not None or label.endswith(":")
+            or _AFTER_RELATIVE.search(label + " ") is not None)
 
 
 _COUNT_EXPECTED = named('subject.count_expected',
