@@ -359,6 +359,30 @@ def _statistic_unsure(s: Stated, other: Candidate, book: FactBook, rel: float) -
                for params in book.known_cases() for c in book.of_kind(params, "ratio"))
 
 
+_AGAINST_CEILING = named('misconception.rate_against_ceiling',
+    "a sentence that sets a rate against a ceiling ('55 % of copy', 'not on the roofline', 'limited by the 743 "
+    "TFLOP/s peak, which it hits at 625'): a rate read as the kernel's own",
+        ('55 % of copy', 'not on the roofline', 'limited by the 743 TFLOP/s peak', 'of the copy roofline',
+         'du pic', 'der Spitze'),
+        ('the copy was made', 'the kernel takes 118 µs'))(
+    r"\b(?:roofline|peak|ceiling|of (?:the )?copy|copy (?:roofline|bandwidth)|limited by|pic|plafond|Spitze|techo|pico)"
+    r"\b", re.I)
+
+
+def _wall_rate_unnamed(c: Candidate, cues: _Cues, ctx: Context, here: list[Candidate]) -> bool:
+    """A rate (bandwidth, share of a ceiling, FLOP rate) that is a per-call (wall) figure, in a sentence that names
+    no timing method and sets it against a ceiling, where the kernel's own (GPU-time) figure is another number:
+    the per-call time of an earlier sentence turned into the kernel's rate, the lesson's misconception."""
+    f = c.fact
+    if (_family(f.method) != "wall" or f.kind not in ("bandwidth", "fraction", "flop_rate") or cues.method is not None
+            or f.given or not ctx.in_one_span or WALL.search(ctx.sentence) or OVERHEAD.search(ctx.sentence)
+            or _AGAINST_CEILING.search(ctx.sentence) is None):
+        return False
+    twin = [x for x in here if x.fact.kind == f.kind and x.fact.variant == f.variant and x.fact.topic == f.topic
+            and _family(x.fact.method) == "gpu" and x.fact.params == f.params]
+    return bool(twin) and not any(abs(x.fact.value - f.value) <= LOOSE * x.fact.value for x in twin)
+
+
 def _wall_as_kernel(c: Candidate, ctx: Context) -> bool:
     """A per-call (wall) figure in a sentence that says it is timed per call and reads it as the kernel's own
     (against a peak or roofline, as why it is memory- or compute-bound) without naming what else a call pays:
@@ -730,6 +754,9 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
             return base.model_copy(update={"verdict": "misattributed", "actually": f"{hit.fact.label} (a per-call "
                                            "wall figure its sentence does not say is per call: the kernel's own "
                                            "is its GPU time)"})
+        if _wall_rate_unnamed(hit, cues, ctx, here):  # "Per call ... 118 µs. ... I estimate it at 2266 GB/s, 55 % of copy"
+            return base.model_copy(update={"verdict": "misattributed", "actually": f"{hit.fact.label} (a per-call "
+                                           "wall figure, read as the kernel's own)"})
         if _wall_as_kernel(hit, ctx):  # "timed one call: 85 µs ... only 947 GB/s against the roofline"
             return base.model_copy(update={"verdict": "misattributed", "actually": f"{hit.fact.label} (a per-call "
                                            "wall figure, read as the kernel's own)"})

@@ -203,3 +203,14 @@ def test_a_size_said_before_the_ratio_keeps_a_wall_speedup_misattributed_in_a_tr
               "At 2^24 eager moves 67 MB per call and the fused kernel 67 MB. At 2^12 the per-call wall speedup is "
               "3.6×; at 2^28 fused moves 268 MB and the speedup is flat.")
     assert the(g, "3.6×").verdict == "misattributed", g.comment
+
+
+def test_a_per_call_rate_an_earlier_sentence_timed_and_this_one_sets_against_a_ceiling(tenth):
+    g = grade(tenth, "06_fused_kernel", "explain_kernel",
+              "Per call my kernel takes 118 µs and eager 279 µs, so the speedup is 2.36x, well below the 4x traffic "
+              "ratio. So my kernel is not on the roofline; I estimate it at 2266 GB/s.")
+    assert the(g, "2266 GB/s").verdict == "misattributed", g.comment
+    # the same figure said per call, with what a call pays, is the call's own
+    said = grade(tenth, "06_fused_kernel", "explain_kernel",
+                 "Per call, with the launch overhead, my kernel's effective bandwidth is 2266 GB/s.")
+    assert the(said, "2266 GB/s").verdict != "misattributed", said.comment
