@@ -754,7 +754,8 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
             return base.model_copy(update={"verdict": "misattributed", "actually": f"{hit.fact.label} (a per-call "
                                            "wall figure its sentence does not say is per call: the kernel's own "
                                            "is its GPU time)"})
-        if _wall_rate_unnamed(hit, cues, ctx, here):  # "Per call ... 118 µs. ... I estimate it at 2266 GB/s, 55 % of copy"
+        # "Per call ... 118 µs. ... I estimate it at 2266 GB/s, 55 % of copy"
+        if _wall_rate_unnamed(hit, cues, ctx, here):
             return base.model_copy(update={"verdict": "misattributed", "actually": f"{hit.fact.label} (a per-call "
                                            "wall figure, read as the kernel's own)"})
         if _wall_as_kernel(hit, ctx):  # "timed one call: 85 µs ... only 947 GB/s against the roofline"
