@@ -746,6 +746,16 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
             return base.model_copy(update={"matches": overhead[0], "verdict": "match", "of": overhead[1]})
     if hit is not None:
         exact = _exactly_other(s, hit, [c for c in here if id(c) not in {id(f) for f in fits}])
+        if (exact is None and s.kind in _QUOTABLE and _family(hit.fact.method) != "wall"
+                and not ((walks_sweep or "dtype" in ctx.named_params) and not (ctx.named_params - {"dtype"}))):
+            # "matmul 24.6 µs at 697 TFLOP/s" at 4096 (761 there): 2048's figure to within its digits (not a
+            # per-call time: flat across the small sizes, one is always near; nor where a dtype is named without a
+            # size, or a sweep walked, when the size is unsure)
+            sizes = [p for p in _neighbours(book, ctx.params) if p.get("dtype") == ctx.params.get("dtype")]
+            twins = [c for p in sizes for c in book.of_kind(p, hit.fact.kind)
+                     if c.fact.variant == hit.fact.variant and _family(c.fact.method) == _family(hit.fact.method)
+                     and c.fact.topic == hit.fact.topic and cued(c)]
+            exact = _exactly_other(s, hit, twins)
         if exact is not None:  # "took 200 µs" in GPU time: 15 % off its GPU time, its wall time exactly
             return base.model_copy(update={"verdict": "misattributed", "actually": f"{exact.fact.label} (exactly; "
                                            f"{hit.fact.label} is {_error(s, hit.fact):.0%} off)"})

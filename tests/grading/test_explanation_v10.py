@@ -214,3 +214,14 @@ def test_a_per_call_rate_an_earlier_sentence_timed_and_this_one_sets_against_a_c
     said = grade(tenth, "06_fused_kernel", "explain_kernel",
                  "Per call, with the launch overhead, my kernel's effective bandwidth is 2266 GB/s.")
     assert the(said, "2266 GB/s").verdict != "misattributed", said.comment
+
+
+def test_a_figure_of_the_next_size_to_within_its_digits_loosely_this_ones_is_misattributed(tenth):
+    g = grade(tenth, "03_roofline", "explain_intensity",
+              "Same bytes for both kernels, 100.7 MB. Measured: matmul 24.6 µs at 697 TFLOP/s, add 7.1 µs.")
+    f = the(g, "697 TFLOP/s")
+    assert f.verdict == "misattributed" and "2^11" in (f.actually or ""), g.comment
+    # a dtype named without a size leaves the size unsure: not named so
+    dtype = grade(tenth, "03_roofline", "explain_small",
+                  "n=2048: 24.6 us, 94 %. TF32 384 TFLOP/s vs fp32 51 TFLOP/s, 7.5x.")
+    assert the(dtype, "384 TFLOP/s").verdict != "misattributed", dtype.comment
