@@ -203,6 +203,16 @@ _DENIES = rule(
 )
 
 
+_BECAUSE = rule(
+    "conclusion.because",
+    "a word that makes what follows the cause of what came before ('because', 'since', 'due to', 'weil', 'porque', "
+    "'parce que', 'perché'): with launch overhead after it, overhead named as why a speedup is what it is",
+    r"\b(?:because|since|due to|owing to|weil|da|porque|parce que|car|perché|poiché|pois)\b",
+    ("the speedup is 3.19 because the compiled kernel", "below the ratio since it still pays", "weil"),
+    ("the cause", "becausee"),
+)
+
+
 def misconceptions(masked: str, sentences: list[tuple[int, int]], names: list[Mention],
                    ref: ReferenceRun | None, case: Mapping[str, ParamValue]) -> list[Conclusion]:
     """Conclusions the timing methods contradict whatever the lesson: GPU time explained by launch overhead
@@ -223,6 +233,11 @@ def misconceptions(masked: str, sentences: list[tuple[int, int]], names: list[Me
                 s[max(0, over.start() - 24):over.start()]) and (
                 GPU.search(s) or re.search(r"\b(?:speed-?ups?|ratio|factor|measured)\b", s, re.I)):
             why = "GPU time replays a CUDA graph: it has no launch or dispatch overhead to explain it"
+        elif (over and _BECAUSE.search(s, 0, over.start()) and _SPEEDUP_WORD.search(s) and not WALL.search(s)
+              and not WALL.search(before) and not _NOT_CAUSE.search(s[max(0, over.start() - 24):over.start()])
+              and "#" not in s and not _SIZES_NAMED.search(s) and _gpu_floor(ref, case) >= LONG_KERNEL_MS):
+            why = (f"at this size each kernel runs for {_gpu_floor(ref, case) * 1e3:.0f} µs or more of GPU time, "
+                   "which replays a CUDA graph: launch overhead does not explain the speedup")
         elif ((launch := _LAUNCH_CAUSE.search(s)) and _SPEEDUP_WORD.search(s) and not WALL.search(s)
               and not WALL.search(before) and not _NOT_CAUSE.search(s[max(0, launch.start() - 24):launch.start()])
               and "#" not in s and not _SIZES_NAMED.search(s) and _gpu_floor(ref, case) >= LONG_KERNEL_MS):

@@ -225,3 +225,18 @@ def test_a_figure_of_the_next_size_to_within_its_digits_loosely_this_ones_is_mis
     dtype = grade(tenth, "03_roofline", "explain_small",
                   "n=2048: 24.6 us, 94 %. TF32 384 TFLOP/s vs fp32 51 TFLOP/s, 7.5x.")
     assert the(dtype, "384 TFLOP/s").verdict != "misattributed", dtype.comment
+
+
+def test_launch_overhead_named_as_why_a_speedup_of_long_kernels_is_short_is_a_wrong_conclusion(tenth):
+    figures = ("Eager: 5 kernels, 268 MB, 131 µs, 2,040 GB/s. Compiled: 1 kernel, 67 MB, 41 µs, 1,630 GB/s. ")
+    wrong = grade(tenth, "05_softmax", "explain_fusion", figures + "The traffic ratio is 4 but the speedup is 3.19 "
+                  "because the compiled kernel still pays the launch overhead of the kernels it replaced.")
+    assert "wrong_conclusion" in wrong.flags and wrong.suggested_fraction <= 0.5, wrong.comment
+    right = grade(tenth, "05_softmax", "explain_fusion", figures + "The traffic ratio is 4 but the speedup is 3.19 "
+                  "because the fused kernel, which reduces each row before writing it, runs at a lower share of the "
+                  "roofline.")
+    assert "wrong_conclusion" not in right.flags, right.comment
+    # per call, launch overhead is the right reason
+    wall = grade(tenth, "04_fusion", "explain_headline", "Eager moves 268 MB, the compiled one 67 MB, near the "
+                 "roofline. Per call the speedup is only 0.93x because of the launch overhead and guards.")
+    assert "wrong_conclusion" not in wall.flags, wall.comment
