@@ -345,10 +345,11 @@ _BOUND_CLAIM = rule(
     r"\b(?:(memory|bandwidth|speicher|mémoire|memoria|memória)[- ]?(?:bound|gebunden|limited)|"
     r"(compute|rechen|calcul|cómputo|cálculo|computação)[- ]?(?:bound|gebunden|limited)|"
     r"limitad[oa] (?:por|pela) (?:(memoria|memória)|(c[óá]mputo|computação))|"
-    r"limité par (?:la |le )?(?:(mémoire)|(calcul)))\b",
+    r"limité par (?:la |le )?(?:(mémoire)|(calcul))|"
+    r"limited by (?:the )?(?:(memory(?: traffic| bandwidth)?|HBM|bandwidth|bytes)|(compute|arithmetic|FLOPs?)))\b",
     ("it becomes memory-bound", "the add is compute bound", "speichergebunden", "limitado por memoria",
-     "limité par le calcul"),
-    ("memory traffic", "bound to"),
+     "limité par le calcul", "it is really limited by memory traffic too", "limited by the arithmetic"),
+    ("memory traffic", "bound to", "limited by the 743 TFLOP/s peak"),
 )
 
 
@@ -366,7 +367,7 @@ def bound_claims(masked: str, sentences: list[tuple[int, int]], names: list[Ment
     for a, b in sentences:
         s = masked[a:b]
         for m in _BOUND_CLAIM.finditer(s):
-            memory = bool(m.group(1) or m.group(3) or m.group(5))
+            memory = bool(m.group(1) or m.group(3) or m.group(5) or m.group(7))
             elsewhere = any(a <= c.start < a + m.start() and c.params and case is not None
                             and any(case.get(k) != v for k, v in c.params.items()) for c in mentioned)
             if _NEGATED.search(s[max(0, m.start() - 30):m.start()]) or elsewhere or _SIZES_NAMED.search(s) or re.search(

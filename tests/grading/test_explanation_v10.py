@@ -240,3 +240,11 @@ def test_launch_overhead_named_as_why_a_speedup_of_long_kernels_is_short_is_a_wr
     wall = grade(tenth, "04_fusion", "explain_headline", "Eager moves 268 MB, the compiled one 67 MB, near the "
                  "roofline. Per call the speedup is only 0.93x because of the launch overhead and guards.")
     assert "wrong_conclusion" not in wall.flags, wall.comment
+
+
+def test_limited_by_memory_traffic_is_a_bound_claim(tenth):
+    g = grade(tenth, "03_roofline", "explain_intensity",
+              "Both kernels move 100.7 MB; the multiply does 137 GFLOP, the add 16.8 MFLOP: 1365 vs 0.17 FLOP per "
+              "byte, ridge 180. The multiply has to re-read A and B many times, so it is really limited by memory "
+              "traffic too.")
+    assert "wrong_conclusion" in g.flags and "intensity" in g.comment, g.comment
