@@ -140,6 +140,8 @@ class Context:
     variant_in_clause: bool = True
     #: the case parameters the sentence (or a table cell's headers) names itself ("TF32 at 384 TFLOP/s": dtype)
     named_params: frozenset[str] = frozenset()
+    #: a table cell's column header ("" elsewhere): a timing method it names is its cells' ("GPU eager/compiled")
+    column: str = ""
 
 
 @dataclass(frozen=True)
@@ -531,6 +533,13 @@ _POWER_HEAD = named('table.power_head',
         ('kernels', 'n'))(r"^\s*(?:2\s*\^\s*[\w#]+|log_?(?:2|₂)\s*\(?\s*\w*\)?|k)\s*$", re.I)
 
 
+def _exponent_cell(num: Stated, cell: Cell, text: str) -> bool:
+    """A bare whole number alone in a cell under a column of exponents of two ('2^k', 'log2_n'): a case."""
+    head = cell.column_head
+    return (head is not None and _POWER_HEAD.match(text[head[0]:head[1]]) is not None
+            and re.fullmatch(r"\s*\d{1,2}\s*", text[cell.start:cell.end]) is not None and not num.unit)
+
+
 def _row_case(cell: Cell, text: str, workload: Workload) -> dict[str, ParamValue]:
     """The case a row names by an exponent under a '2^k' column ("| 24 | 97.5 | ..."), else none."""
     if len(cell.heads) < 3:
@@ -560,7 +569,8 @@ def _in_table(num: Stated, cell: Cell, text: str, case: Mapping[str, ParamValue]
     words = " ".join(text[a:b] for a, b in spans)
     return Attributed(num, Context(variant, _complete(params, named, named, known), words, cell.start,
                                    bool(named), words, text[cell.start:cell.end], in_one_span=False,
-                                   named_params=frozenset(named)))
+                                   named_params=frozenset(named),
+                                   column=text[cell.column_head[0]:cell.column_head[1]] if cell.column_head else ""))
 
 
 def _here(text: str) -> list[Mention]:
@@ -634,6 +644,22 @@ _PER_WORKER = named('case.per_worker',
         (' per call', ' of 2^20', ' per second'))(
     r"^\s*(?:per|for each|for every|pro|por|par|each)\s+(?:thread\s+|triton\s+|CUDA\s+)?"
     r"(?:programs?|blocks?|threads?|CTAs?|SMs?|warps?|instances?|Block|bloc|bloque|bloco)\b", re.I)
+_WORKER_DOES = named('case.worker_does',
+    "a case's word right after what each program, block or thread does ('each program does one row', 'every block "
+    "handles one row', 'jeder Block bearbeitet eine Zeile') says how the work is split, not which case it is",
+        ('each program does ', 'every block handles ', 'one thread block per ', 'each Triton program reads ',
+         'jeder Block bearbeitet ', 'cada bloque procesa '),
+        ('each kernel moves ', 'at ', 'the program does '))(
+    r"\b(?:each|every|one|per|jeder|jede|cada|chaque|ogni)\s+(?:thread\s+|triton\s+|CUDA\s+)?"
+    r"(?:programs?|blocks?|threads?|CTAs?|warps?|instances?|Block|bloc|bloque|bloco|programa|programme)"
+    r"\s+(?:[^\W\d]+\s+){0,2}$", re.I)
+_AS_IN = named('case.as_in',
+    "a case named after 'as in', 'like at', 'wie bei', 'comme pour', 'como en' ('fuses everything into 1 kernel as "
+    "in the 4096 x 4096 case') is a case compared with, not the one the number is of",
+        ('as in the ', 'like at ', 'just like in ', 'wie bei ', 'comme pour ', 'como en el ', 'como no ', 'come nel '),
+        ('at ', 'in the ', 'as '))(
+    r"\b(?:as|like)\s+(?:in|at|for|with|on)\s+(?:the\s+)?$|\b(?:wie\s+(?:bei|im)|comme\s+(?:pour|dans|avec|à)|"
+    r"como\s+(?:en|no|na|con|em)|come\s+(?:nel|per|con|a))\s+(?:(?:the|le|la|el|o|a|dem|der)\s+)?$", re.I)
 _ELEMENTS = named('case.elements_word',
     "a case named by its count of elements ('4096 fp16 elements'): its size in bytes "
     "after it restates the case, it names no part",
@@ -671,6 +697,8 @@ def _not_tiles(mentioned: list[Mention], text: str) -> list[Mention]:
                     or (_PART_SIZE.match(text[m.end:m.end + 40]) and not _ELEMENTS.search(text[m.start:m.end]))
                     or _RATIO_AFTER.match(text[m.end:m.end + 16])
                     or _PER_WORKER.match(text[m.end:m.end + 32])
+                    or _WORKER_DOES.search(text[max(0, m.start - 48):m.start])
+                    or _AS_IN.search(text[max(0, m.start - 24):m.start])
                     or (re.search(r"(?:^|\s|of)(?:\d+|2\s?(?:\^|\*\*)\s?\d{1,2})$", text[m.start:m.end])
                         and _SIZE_IS_VALUE.match(text[m.end:m.end + 12])))]
 
@@ -697,7 +725,13 @@ def attribute(text: str, workload: Workload, case: Mapping[str, ParamValue],
     framed = framed or frame(text, workload)
     mentioned, masked, blks, sentences = framed.mentioned, framed.masked, framed.blocks, framed.sentences
     # a size inside a formula ("= 8192/6") is masked like any mention but names no case
-    naming = [m for m in mentioned if not _in_formula(text, m)]
+    quotes = [(b.start, b.end) for b in blks if b.kind == "quote"]
+    outside = "".join(masked[a:b] for a, b in zip([0, *(e for _, e in quotes)], [*(s for s, _ in quotes), len(masked)],
+                                                  strict=True))
+    if not outside.strip():
+        quotes = []  # the whole answer is a quote: the student's own words, formatted so
+    # (nor does a case a quoted prompt names: "> ... and why TF32 sits between bf16 and float32." is the question's)
+    naming = [m for m in mentioned if not _in_formula(text, m) and not any(a <= m.start < b for a, b in quotes)]
     cases = _Cases(sorted([*naming, *_here(masked)], key=lambda m: m.start), masked, case)
     sentence_starts = [a for a, _ in sentences]
     names = _Names(framed.names, masked, sentences, sentence_starts)
@@ -710,11 +744,6 @@ def attribute(text: str, workload: Workload, case: Mapping[str, ParamValue],
     cells = table_cells(masked, blks)
     cell_starts = [c.start for c in cells]
     out = []
-    quotes = [(b.start, b.end) for b in blks if b.kind == "quote"]
-    outside = "".join(masked[a:b] for a, b in zip([0, *(e for _, e in quotes)], [*(s for s, _ in quotes), len(masked)],
-                                                  strict=True))
-    if not outside.strip():
-        quotes = []  # the whole answer is a quote: the student's own words, formatted so
     read = _with_unitless_cells(extract(masked), masked, cells)
     read = sorted([*read, *bare_numbers(masked, read)], key=lambda s: s.start)
     for num in read:
@@ -723,6 +752,8 @@ def attribute(text: str, workload: Workload, case: Mapping[str, ParamValue],
         i = bisect.bisect_right(cell_starts, num.start) - 1
         cell = cells[i] if i >= 0 and cells[i].start <= num.start < cells[i].end else None
         if cell is not None:
+            if _exponent_cell(num, cell, masked):
+                continue  # "| 24 | 97.5 |" under "log2_n": the row's case, not a figure
             out.append(_in_table(num, cell, text, case, cases, names, known, _row_case(cell, masked, workload)))
             continue
         sentence = _around(sentences, sentence_starts, num.start)

@@ -47,6 +47,14 @@ _COLUMNS = rule(
 )
 
 
+_PROMPT_LINE = rule(
+    "format.code_prompt_line",
+    "an interpreter's or a shell's prompt line in pasted output ('>>> L.sweep(\"float16\")', 'In [3]: ...', '$ python "
+    "bench.py'): the command, not the table's header or a row",
+    r"^\s*(?:>>>|\.\.\.\s|In \[\d*\]:|\$ )",
+    ('>>> L.sweep("float16")', 'In [3]: L.sweep()', '$ python bench.py', '... print(x)'),
+    ("log2_n   eager wall", "| 2^12 | 1.03x |", "...", "$12"),
+)
 _HEADER_NUMBER = rule(
     "format.code_header_number",
     "a number standing on its own in a code block's first line: that line is data, not a header ('log2_n', "
@@ -159,7 +167,8 @@ def cells(text: str, found: list[Block] | None = None) -> list[Cell]:
         if b.kind == "table":
             grid = [_pipe_cells(s, body) for s, body in lines]
         else:
-            lines = [(s, body) for s, body in lines if not body.lstrip().startswith(("```", "~~~"))]
+            lines = [(s, body) for s, body in lines if not body.lstrip().startswith(("```", "~~~"))
+                     and not _PROMPT_LINE.match(body)]
             if not lines or _HEADER_NUMBER.search(lines[0][1]):
                 continue  # no header line: the numbers carry their own units
             grid = [_column_cells(s, body) for s, body in lines]

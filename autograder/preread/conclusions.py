@@ -203,6 +203,16 @@ _DENIES = rule(
 )
 
 
+_BECAUSE = rule(
+    "conclusion.because",
+    "a word that makes what follows the cause of what came before ('because', 'since', 'due to', 'weil', 'porque', "
+    "'parce que', 'perché'): with launch overhead after it, overhead named as why a speedup is what it is",
+    r"\b(?:because|since|due to|owing to|weil|da|porque|parce que|car|perché|poiché|pois)\b",
+    ("the speedup is 3.19 because the compiled kernel", "below the ratio since it still pays", "weil"),
+    ("the cause", "becausee"),
+)
+
+
 def misconceptions(masked: str, sentences: list[tuple[int, int]], names: list[Mention],
                    ref: ReferenceRun | None, case: Mapping[str, ParamValue]) -> list[Conclusion]:
     """Conclusions the timing methods contradict whatever the lesson: GPU time explained by launch overhead
@@ -223,6 +233,11 @@ def misconceptions(masked: str, sentences: list[tuple[int, int]], names: list[Me
                 s[max(0, over.start() - 24):over.start()]) and (
                 GPU.search(s) or re.search(r"\b(?:speed-?ups?|ratio|factor|measured)\b", s, re.I)):
             why = "GPU time replays a CUDA graph: it has no launch or dispatch overhead to explain it"
+        elif (over and _BECAUSE.search(s, 0, over.start()) and _SPEEDUP_WORD.search(s) and not WALL.search(s)
+              and not WALL.search(before) and not _NOT_CAUSE.search(s[max(0, over.start() - 24):over.start()])
+              and "#" not in s and not _SIZES_NAMED.search(s) and _gpu_floor(ref, case) >= LONG_KERNEL_MS):
+            why = (f"at this size each kernel runs for {_gpu_floor(ref, case) * 1e3:.0f} µs or more of GPU time, "
+                   "which replays a CUDA graph: launch overhead does not explain the speedup")
         elif ((launch := _LAUNCH_CAUSE.search(s)) and _SPEEDUP_WORD.search(s) and not WALL.search(s)
               and not WALL.search(before) and not _NOT_CAUSE.search(s[max(0, launch.start() - 24):launch.start()])
               and "#" not in s and not _SIZES_NAMED.search(s) and _gpu_floor(ref, case) >= LONG_KERNEL_MS):
@@ -330,10 +345,11 @@ _BOUND_CLAIM = rule(
     r"\b(?:(memory|bandwidth|speicher|mémoire|memoria|memória)[- ]?(?:bound|gebunden|limited)|"
     r"(compute|rechen|calcul|cómputo|cálculo|computação)[- ]?(?:bound|gebunden|limited)|"
     r"limitad[oa] (?:por|pela) (?:(memoria|memória)|(c[óá]mputo|computação))|"
-    r"limité par (?:la |le )?(?:(mémoire)|(calcul)))\b",
+    r"limité par (?:la |le )?(?:(mémoire)|(calcul))|"
+    r"limited by (?:the )?(?:(memory(?: traffic| bandwidth)?|HBM|bandwidth|bytes)|(compute|arithmetic|FLOPs?)))\b",
     ("it becomes memory-bound", "the add is compute bound", "speichergebunden", "limitado por memoria",
-     "limité par le calcul"),
-    ("memory traffic", "bound to"),
+     "limité par le calcul", "it is really limited by memory traffic too", "limited by the arithmetic"),
+    ("memory traffic", "bound to", "limited by the 743 TFLOP/s peak"),
 )
 
 
@@ -351,7 +367,7 @@ def bound_claims(masked: str, sentences: list[tuple[int, int]], names: list[Ment
     for a, b in sentences:
         s = masked[a:b]
         for m in _BOUND_CLAIM.finditer(s):
-            memory = bool(m.group(1) or m.group(3) or m.group(5))
+            memory = bool(m.group(1) or m.group(3) or m.group(5) or m.group(7))
             elsewhere = any(a <= c.start < a + m.start() and c.params and case is not None
                             and any(case.get(k) != v for k, v in c.params.items()) for c in mentioned)
             if _NEGATED.search(s[max(0, m.start() - 30):m.start()]) or elsewhere or _SIZES_NAMED.search(s) or re.search(

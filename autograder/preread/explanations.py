@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from ..mentions import dtype_mentions
+from ..mentions import Mention, dtype_mentions
 from ..records import ExplanationGrade, FoundNumber, ParamValue, ReferenceRun, render_params
 from ..spec import ExplanationSpec, LessonSpec
 from ..workload import Fact, Workload
@@ -111,6 +111,29 @@ _LABELS_ITS_OWN = named('cue.labels_its_own',
         (' eager 71 µs', ', eager'))(r"^(?:\s*(?:time|speed-?up|ratio))?\s*[:=]?\s*[~≈]?\s*\d", re.I)
 
 
+_CUE_OF_PREVIOUS = named('cue.after_number',
+    "a number right before a cue word: the cue labels that number ('3.4x per call', '1.03x wall', '75 µs in GPU "
+    "time'), not a later one set beside it",
+        ('3.4x ', '1.03x ', '75 µs ', '0,93 ', '1092 µs '),
+        ('the speedup ', 'at 2^12 ', 'GPU time of '))(
+    r"(?<![\d^.,])\d(?:[\d.,]*\d)?\s*(?:x|×|%|[µu]s|ms|ns|s|GB/s|TB/s|MB|GB)?\s*$", re.I)
+_NEXT_ITEM = named('cue.next_item',
+    "between a cue that labels the number before it and the next number: a joint that starts another item "
+    "('and', ',', ';', 'vs', 'while', 'but', 'y', 'und', 'et')",
+        (' and ', ', ', '; ', ' vs ', ' while ', ' und ', ' et '),
+        (' of ', ' is ', ' = '))(
+    r"[,;]|\b(?:and|vs\.?|versus|while|but|whereas|y|und|et|e|mais|pero|aber)\b", re.I)
+
+
+_COLUMN_METHOD = named('table.column_method',
+    "a table column header naming a timing method by a bare word ('GPU eager/compiled', 'wall ×', 'GPU-Zeit (µs)', "
+    "'per call'): every cell of the column is of that method, whatever another label cell of its row says",
+        ('GPU eager/compiled', 'wall eager/compiled', 'GPU speedup', 'per-call speedup', 'GPU µs', 'wall (µs)'),
+        ('regime', 'speedup', 'N', 'eager/compiled'))(
+    r"((?<![A-Za-z0-9])wall(?![A-Za-z0-9])|\bper[- ]call\b|\bpar appel\b|\bpor llamada\b|\bpro Aufruf\b)|"
+    r"((?<![A-Za-z0-9])GPU(?![A-Za-z0-9]))", re.I)
+
+
 class _Index:
     """Every match of a pattern in the answer, found once (a pass over the text per pattern), so the cues of
     each number are binary searches: the pre-read stays linear in the answer whatever its numbers."""
@@ -157,6 +180,9 @@ def _nearest(pattern: re.Pattern[str], ix: _Index, ctx: Context, s: Stated,
     # after it: up to the next conjunction ("the ratio is 4 so the GPU speedup ...": the speedup is another figure)
     stop = ix.first_after(_CONJUNCTION, s.end, min(hi, s.end + 2 * LOOKBACK))
     after = ix.first_after(pattern, s.end, stop.start() if stop else min(hi, s.end + 2 * LOOKBACK))
+    if after is not None and before is not None and _CUE_OF_PREVIOUS.search(
+            ix.text, max(0, before.start() - 24), before.start()) and _NEXT_ITEM.search(ix.text, before.end(), s.start):
+        before = None  # "3.4x per call and 4.07x in GPU time": "per call" labels 3.4x; 4.07x has its own
     words = [(s.start - before.end(), 0, before)] if before else []
     words += [(after.start() - s.end + after_penalty, 1, after)] if after else []
     if words:
@@ -203,6 +229,12 @@ class _Cues:
         own = hi - len(ctx.own_clause) if ctx.own_clause else lo
         m = _nearest(_METHOD, ix, ctx, s, after_penalty=8)  # "in GPU time was 3.9x and in wall time 1x"
         method = None if m is None else ("wall" if m.group(1) else "gpu")
+        cell = _METHOD.search(ctx.own_clause) if not ctx.in_one_span else None
+        head = _COLUMN_METHOD.search(ctx.column) if ctx.column and cell is None else None
+        if cell is not None:  # "speedup gpu 3.97x  wall 0.93x" as a row of pasted output: the cell's own word
+            method, m = ("wall" if cell.group(1) else "gpu"), None
+        elif head is not None:  # "| wall eager/compiled | GPU eager/compiled |": the column's, not a label's
+            method, m = ("wall" if head.group(1) else "gpu"), None
         # "Per call my kernel takes 118 µs": said per call in its own clause (not "dispatch takes longer than the
         # 17.5 µs kernel": what the call pays besides the kernel)
         said_wall = (method == "wall" and m is not None and m.start() >= own
@@ -301,6 +333,54 @@ def _why_not(c: Candidate, ctx: Context, cues: _Cues, several: frozenset[str] = 
             and (_PER_KERNEL_AFTER.match(ctx.after) or _PER_KERNEL_BEFORE.search(ctx.before))):
         return "the whole call's figure, not one kernel's"  # "moves 4.2 MB per kernel" of five kernels
     return None
+
+
+_SWEEP_TREND = named('cue.sweep_trend',
+    "words of a trend across a sweep's sizes ('flattens at', 'starts at', 'settles at', 'at the end', 'at large "
+    "sizes', 'from 2^26 on', 'se aplana', 'plafonne'): the number is a sweep's point, not the cell's case",
+        ('it flattens at ', 'the speedup there starts at ', 'settles at ', 'At the end it is ', 'at large sizes',
+         'from 2^26 on', 'se aplana en', 'plafonne à', 'plateaus at', 'rises to', 'for the largest sizes'),
+        ('the speedup is ', 'at this size', 'in GPU time it is ', 'at small sizes'))(
+    r"\b(?:flatten\w*|flat\b|plateau\w*|settl\w*|levels? off|saturat\w*|starts? at|rises?\b|rising|climbs?|grows?\b|"
+    r"at the (?:end|top)|at (?:large|big|the largest|larger) (?:sizes?|N)|"
+    r"for (?:the )?(?:large|largest|larger) (?:sizes?|N|tensors?)|from 2\s?\^\s?\d+ on|"
+    r"aplana\w*|plafonn\w*|stabilis\w*|flacht|s['’]aplatit|achata\w*)", re.I)
+
+
+def _statistic_unsure(s: Stated, other: Candidate, book: FactBook, rel: float) -> bool:
+    """A ratio said as one statistic (a speedup, the traffic ratio) that equals the other statistic, or a speedup
+    of another timing method, here, but is also a figure of the other statistic at some measured case (a sweep's
+    large-size speedups are the traffic ratio): in words of a sweep's trend, no claim it is the other one."""
+    f = other.fact
+    if f.kind != "ratio" or f.topic not in ("traffic", "speedup"):
+        return False
+    said = "speedup" if f.topic == "traffic" else "traffic"  # (a speedup's own other-method twin is no escape)
+    return any(c.fact.topic == said and not c.fact.given and _close(s, c.fact, rel)
+               for params in book.known_cases() for c in book.of_kind(params, "ratio"))
+
+
+_AGAINST_CEILING = named('misconception.rate_against_ceiling',
+    "a sentence that sets a rate against a ceiling ('55 % of copy', 'not on the roofline', 'limited by the 743 "
+    "TFLOP/s peak, which it hits at 625'): a rate read as the kernel's own",
+        ('55 % of copy', 'not on the roofline', 'limited by the 743 TFLOP/s peak', 'of the copy roofline',
+         'du pic', 'der Spitze'),
+        ('the copy was made', 'the kernel takes 118 µs'))(
+    r"\b(?:roofline|peak|ceiling|of (?:the )?copy|copy (?:roofline|bandwidth)|limited by|pic|plafond|Spitze|techo|pico)"
+    r"\b", re.I)
+
+
+def _wall_rate_unnamed(c: Candidate, cues: _Cues, ctx: Context, here: list[Candidate]) -> bool:
+    """A rate (bandwidth, share of a ceiling, FLOP rate) that is a per-call (wall) figure, in a sentence that names
+    no timing method and sets it against a ceiling, where the kernel's own (GPU-time) figure is another number:
+    the per-call time of an earlier sentence turned into the kernel's rate, the lesson's misconception."""
+    f = c.fact
+    if (_family(f.method) != "wall" or f.kind not in ("bandwidth", "fraction", "flop_rate") or cues.method is not None
+            or f.given or not ctx.in_one_span or WALL.search(ctx.sentence) or OVERHEAD.search(ctx.sentence)
+            or _AGAINST_CEILING.search(ctx.sentence) is None):
+        return False
+    twin = [x for x in here if x.fact.kind == f.kind and x.fact.variant == f.variant and x.fact.topic == f.topic
+            and _family(x.fact.method) == "gpu" and x.fact.params == f.params]
+    return bool(twin) and not any(abs(x.fact.value - f.value) <= LOOSE * x.fact.value for x in twin)
 
 
 def _wall_as_kernel(c: Candidate, ctx: Context) -> bool:
@@ -455,6 +535,54 @@ _PER_PART = named('subject.count_per_part',
     r"iterations?\b|steps?\b|launch\b|aufruf\b|llamada\b|appel\b|chamada\b)[^\W\d_]+", re.I)
 
 
+_PRONOUN = named('subject.pronoun',
+    "a pronoun in a number's own clause that refers back to the variant named before ('so it launches 1 kernel', "
+    "'which launches 1 kernel', 'il lance'): the carried variant is what the clause says the number is of",
+        ('so it launches ', 'which launches ', "it's ", 'its time is ', 'il lance ', 'es braucht '),
+        ('launches 1, 5, 5', 'item ', 'with '))(
+    r"\b(?:it|its|it['’]s|which|whose|that one|this one|er|es|sie|il|elle|ele|ela|esso|essa)\b", re.I)
+
+_AFTER_RELATIVE = named('subject.after_relative',
+    "a relative clause set off by commas right before the number's clause ('while the add, which is memory bound, "
+    "needs 174 µs'): the variant named before it is the subject of the number's clause",
+        ('the add, which is memory bound, ', 'eager, which launches four kernels, ', 'le noyau, qui est lent, ',
+         'der Kernel, welcher langsam ist, '),
+        ('which is memory bound ', 'eager, ', '— that is launch count, ', 'also 7,6-mal langsamer als eager, die '))(
+    r",\s*(?:which|who|qui|lequel|laquelle|welche[rsn]?|il quale|la quale|el cual|la cual|o qual|a qual)\b"
+    r"[^,;.]*,\s*$", re.I)
+
+
+def _variant_said(ctx: Context) -> bool:
+    """The number's own clause names its variant, by name, by a pronoun for the one named before it, or by a
+    label right before the clause ("compiled: 5 kernels")."""
+    if ctx.variant is None:
+        return False
+    label = ctx.clause[:len(ctx.clause) - len(ctx.own_clause)].rstrip() if ctx.own_clause else ""
+    return (ctx.variant_in_clause or _PRONOUN.search(ctx.own_clause or "") is not None or label.endswith(":")
+            or _AFTER_RELATIVE.search(label + " ") is not None)
+
+
+_COUNT_EXPECTED = named('subject.count_expected',
+    "in a count's own clause, words saying it was expected or thought before measuring ('I expected a single "
+    "fused kernel', 'I thought torch.compile always makes one kernel', 'ich erwartete einen Kernel'): the work "
+    "model's count restated where it is one (given), never another variant's measured count",
+        ('I expected ', 'I thought torch.compile always makes ', 'I had assumed it would be ', 'ich erwartete ',
+         'esperaba ', "je m'attendais à ", 'mi aspettavo '),
+        ('the compiled code launches ', 'as expected, it launches '))(
+    r"\b(?:I|we)\s+(?:had\s+)?(?:expected|thought|assumed|predicted|guessed)\b|\b(?:erwartete|dachte|esperaba|pensaba|"
+    r"m['’]attendais|pensais|aspettavo|pensavo|esperava|achava)\b", re.I)
+
+_COUNT_OF_KIND = named('subject.count_of_kind',
+    "a count of one kind of kernel among a variant's several ('one pointwise kernel', 'einen punktweisen Kernel', "
+    "'a second reduction kernel', 'one kernel for each'): a part of the variant's launches, neither right nor wrong",
+        ('one pointwise kernel', 'plus einen punktweisen Kernel', 'a second reduction kernel', '1 combine kernel',
+         'one kernel for each', 'one elementwise kernel'),
+        ('1 kernel', 'one fused kernel', 'a single kernel', '5 kernels', 'one kernel for the whole chain'))(
+    r"\b(?:pointwise|punktweisen?|elementwise|element-wise|reduction|reduce|partial|final|combine|combining|"
+    r"normali[sz]ation|second|third|extra|additional|puntual|ponctuel)\s+(?:kernels?|Kernel|noyaux?|launch(?:es)?)\b"
+    r"|\b(?:kernels?|launch(?:es)?)\s+(?:for|per)\s+(?:each|every)\s*(?:[,.;)]|$)", re.I)
+
+
 def _compared_elsewhere(s: Stated, ctx: Context, book: FactBook, cues: _Cues, cued: _CueCache, kinds: set[str],
                         asked: frozenset[frozenset[str]], several: frozenset[str], base: FoundNumber, rel: float
                         ) -> tuple[Candidate | None, Context, FoundNumber]:
@@ -555,13 +683,14 @@ def _per_call_overhead(s: Stated, ctx: Context, book: FactBook) -> tuple[str, st
 
 
 def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _Index | None = None,
-          laid_out: tuple[tuple[int, int], ...] = ()) -> FoundNumber:
+          laid_out: tuple[tuple[int, int], ...] = (), walks_sweep: bool = False) -> FoundNumber:
     """One number's verdict (see :func:`_judge`); a count set against the count before it ("5 kernels instead
     of 1") that is no fact of what its sentence names is the work model's count restated, not misattributed."""
-    found = _judge(a, book, text, rel, ix, laid_out)
+    found = _judge(a, book, text, rel, ix, laid_out, walks_sweep)
     s = a.stated
-    if (found.verdict == "misattributed" and any(r.kind == "launches" for r in s.readings)
-            and _INSTEAD_OF_COUNT.search(text[max(0, s.start - LOOKBACK):s.start])
+    if (found.verdict in ("misattributed", "unmatched") and any(r.kind == "launches" for r in s.readings)
+            and (_INSTEAD_OF_COUNT.search(text[max(0, s.start - LOOKBACK):s.start])
+                 or _COUNT_EXPECTED.search(a.context.own_clause or a.context.clause))
             and s.value in book.model_launches(a.context.params)):
         return found.model_copy(update={"verdict": "given", "matches": "the work model's launch count",
                                         "actually": None})
@@ -569,7 +698,7 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
 
 
 def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _Index | None = None,
-           laid_out: tuple[tuple[int, int], ...] = ()) -> FoundNumber:
+           laid_out: tuple[tuple[int, int], ...] = (), walks_sweep: bool = False) -> FoundNumber:
     """One number's verdict: a fact of what its sentence names (match / given), a fact of something else
     (misattributed: another variant, case, timing method, statistic or direction), or nothing the model or
     the reference knows (unmatched; unchecked where the sentence speaks of what the reference does not
@@ -599,7 +728,8 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
                        span=(s.start, s.end))
     if "launches" in kinds and _MODEL_FIGURE.search(ctx.before) and s.value in book.model_launches(ctx.params):
         return base.model_copy(update={"matches": "the work model's launch count", "verdict": "given"})
-    if kinds == {"launches"} and _PER_PART.match(ctx.after):
+    if kinds == {"launches"} and (_PER_PART.match(ctx.after) or _COUNT_OF_KIND.search(
+            text[s.start:min(len(text), s.end + 16)])):
         return base.model_copy(update={"verdict": "unchecked"})
     if kinds == {"sms"}:  # the device's SM count (recognised, no credit on its own, as an input's size), or a
         # count of SMs the model does not hold ("131 SMs idle"): neither right nor wrong
@@ -616,6 +746,16 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
             return base.model_copy(update={"matches": overhead[0], "verdict": "match", "of": overhead[1]})
     if hit is not None:
         exact = _exactly_other(s, hit, [c for c in here if id(c) not in {id(f) for f in fits}])
+        if (exact is None and s.kind in _QUOTABLE and _family(hit.fact.method) != "wall"
+                and not ((walks_sweep or "dtype" in ctx.named_params) and not (ctx.named_params - {"dtype"}))):
+            # "matmul 24.6 µs at 697 TFLOP/s" at 4096 (761 there): 2048's figure to within its digits (not a
+            # per-call time: flat across the small sizes, one is always near; nor where a dtype is named without a
+            # size, or a sweep walked, when the size is unsure)
+            sizes = [p for p in _neighbours(book, ctx.params) if p.get("dtype") == ctx.params.get("dtype")]
+            twins = [c for p in sizes for c in book.of_kind(p, hit.fact.kind)
+                     if c.fact.variant == hit.fact.variant and _family(c.fact.method) == _family(hit.fact.method)
+                     and c.fact.topic == hit.fact.topic and cued(c)]
+            exact = _exactly_other(s, hit, twins)
         if exact is not None:  # "took 200 µs" in GPU time: 15 % off its GPU time, its wall time exactly
             return base.model_copy(update={"verdict": "misattributed", "actually": f"{exact.fact.label} (exactly; "
                                            f"{hit.fact.label} is {_error(s, hit.fact):.0%} off)"})
@@ -624,6 +764,10 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
             return base.model_copy(update={"verdict": "misattributed", "actually": f"{hit.fact.label} (a per-call "
                                            "wall figure its sentence does not say is per call: the kernel's own "
                                            "is its GPU time)"})
+        # "Per call ... 118 µs. ... I estimate it at 2266 GB/s, 55 % of copy"
+        if _wall_rate_unnamed(hit, cues, ctx, here):
+            return base.model_copy(update={"verdict": "misattributed", "actually": f"{hit.fact.label} (a per-call "
+                                           "wall figure, read as the kernel's own)"})
         if _wall_as_kernel(hit, ctx):  # "timed one call: 85 µs ... only 947 GB/s against the roofline"
             return base.model_copy(update={"verdict": "misattributed", "actually": f"{hit.fact.label} (a per-call "
                                            "wall figure, read as the kernel's own)"})
@@ -645,6 +789,13 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
     other = _best(s, [c for c in wrong_kind if not c.fact.given and not c.fact.per_kernel], rel)
     if other is not None:
         why = _why_not(other, ctx, cues, several) or ""
+        if why == "a speedup, not the traffic ratio" or (
+                _SWEEP_TREND.search(ctx.sentence) and not _case_mentions(book.spec.workload, ctx.before)
+                and _statistic_unsure(s, other, book, rel)):
+            # a ratio said of bytes that equals a speedup here ("twice the bytes of bf16", "eight times the
+            # bytes", "1.44x although it cuts the traffic by 4x"): a comparison of bytes the model may not hold,
+            # no claim that it is the speedup: unsure
+            return base  # (and "flattens at 4.06x, the 4x traffic ratio": a speedup at a sweep's point)
         return base.model_copy(update={"verdict": "misattributed", "actually": f"{other.fact.label} ({why})"})
     if s.inferred:  # a bare number is another figure only as that of what its sentence names
         return base
@@ -652,7 +803,14 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
     # a sentence that names a case: a misattribution. A figure nobody's in particular is just wrong; ratios are
     # so dense across a sweep that only another pair at this case counts.
     variant_ok = {id(c) for c in of_variant}
-    elsewhere: list[Candidate] = [c for c in here if id(c) not in variant_ok] if ctx.variant is not None else []
+    # (only a variant the number's own clause names: one carried from an earlier clause is no claim that the
+    # number is that variant's, "… vs compiled 10; launches 1, 5, 5": unsure, neither credited nor named)
+    elsewhere: list[Candidate] = ([c for c in here if id(c) not in variant_ok]
+                                  if _variant_said(ctx) else [])
+    # (in an answer that walks through a sweep, another case's figure is named only where the number's sentence
+    # names a size: "the kernels alone are tiny: 5.5 µs against 1.4 µs" is a sweep's point, unsure which)
+    unsure_case = walks_sweep and not (ctx.named_params - {"dtype"})
+    same_case = {id(c) for c in elsewhere}
     if ctx.named_case and s.kind != "ratio":
         for params in _neighbours(book, ctx.params):
             elsewhere += [c for k in kinds for c in book.of_kind(params, k) if cued(c)]
@@ -661,7 +819,7 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
                         ctx, min(rel, CLOSE))
     if own is not None:
         return own
-    other = _best(s, [c for c in elsewhere if not c.fact.given], rel)
+    other = _best(s, [c for c in elsewhere if not c.fact.given and (id(c) in same_case or not unsure_case)], rel)
     if other is not None:
         return base.model_copy(update={"verdict": "misattributed", "actually": other.fact.label})
     # (the named variant's own figure at another case the sentence does not name is just wrong, not
@@ -672,7 +830,7 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
         own = _sentence_own(s, [other], base, ctx, CLOSE)
         if own is not None:
             return own
-    if other is not None:
+    if other is not None and not unsure_case:
         return base.model_copy(update={"verdict": "misattributed",
                                        "actually": f"{other.fact.label} (another case's figure)"})
     per_kernel = _best(s, [c for c in wrong_kind if c.fact.per_kernel], rel)
@@ -689,7 +847,7 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
     # (a ratio of FLOPs is a figure only where its words say so: "8192 times more arithmetic")
     ruled_out = [c for k in kinds for c in book.of_kind(ctx.params, k)
                  if not c.fact.given and c.fact.topic not in ("ceiling", "cache", "flops")
-                 and (id(c) not in variant_ok or not cued(c))
+                 and ((id(c) not in variant_ok and _variant_said(ctx)) or not cued(c))
                  and not (ctx.variant is None and _memory_bound_rate(c, book, ctx.params))]
     other = _best(s, ruled_out, CLOSE)
     if other is not None and not cues.unchecked:
@@ -852,6 +1010,17 @@ def own_words(text: str, framed_blocks: Iterable[tuple[str, int, int]], figures:
 _REPORTED = frozenset({"match", "given", "misattributed"})
 
 
+#: an answer that names this many sizes (cases apart from the dtype) walks through a sweep
+SWEEP_SIZES = 3
+
+
+def _walks_sweep(mentioned: Iterable[Mention]) -> bool:
+    """Whether the answer names :data:`SWEEP_SIZES` or more distinct sizes: then a number that equals another
+    case's figure is likely a point of the sweep it describes, not a figure quoted as this case's."""
+    sizes = {tuple(sorted((k, v) for k, v in m.params.items() if k != "dtype")) for m in mentioned if m.params}
+    return len(sizes - {()}) >= SWEEP_SIZES
+
+
 def grade_explanation(
     text: str, spec: LessonSpec, ex: ExplanationSpec, ref: ReferenceRun | None, rel_tol: float = REL_TOL
 ) -> ExplanationGrade:
@@ -867,8 +1036,9 @@ def grade_explanation(
     ix = _Index(text)
     framed = frame(text, spec.workload)
     blocks_laid_out = tuple((b.start, b.end) for b in framed.blocks if b.kind in ("table", "code"))
+    walks = _walks_sweep(framed.mentioned)
     judged = [(a, f) for a in attribute(text, spec.workload, case, book.known_cases(), framed)
-              if (f := judge(a, book, text, rel_tol, ix, blocks_laid_out)).verdict in _REPORTED
+              if (f := judge(a, book, text, rel_tol, ix, blocks_laid_out, walks)).verdict in _REPORTED
               or not a.stated.inferred]
     found = [_back(f, original, origin) for _, f in judged]
     # right figures of a dimension (bytes, time, bandwidth, ...) that the answer wrote without any unit

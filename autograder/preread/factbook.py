@@ -84,7 +84,9 @@ CEILING = (r"(?:\b|(?<=_))(?:rooflines?|peaks?|peaking|copy|ceilings?|theoretica
            r"machine|"
            # German, Spanish, French, Portuguese: Spitze, Grenze, techo, pico, plafond, pic, point d'inflexion, teto
            r"spitze\w*|grenze|obergrenze|knick\w*|dach\w*|techo|pico|l[íi]mite|plafond|pic|inflexion|inflexi[óo]n|teto|"
-           r"crête|cresta|kopier\w*|copia|copie|cópia)\b|(?:%|per\s?cent) of|\bout of\b")
+           r"crête|cresta|kopier\w*|copia|copie|cópia|"
+           # the ridge point by its other names: "point d'équilibre", "punto de equilibrio", "Gleichgewichtspunkt"
+           r"[ée]quilibre|equilibrio|equilíbrio|gleichgewicht\w*)\b|(?:%|per\s?cent) of|\bout of\b")
 
 #: a share of the copy roofline, or of the matmul peak, only where the sentence says which
 COPY = (r"\b(?:copy|bandwidth|roofline|memory|hbm|[gt]b/s|copie|copia|cópia|kopier\w*|bande passante|ancho de banda|"

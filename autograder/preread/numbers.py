@@ -411,12 +411,15 @@ _LABEL = rule(
     r"((?:kernels?|launch(?:es)?|noyaux|lançamentos|lanzamientos)(?!\s+(?:of|with|that|which|for|take|run)\b))|"
     r"((?:gpu|wall|kernel)[ _-]?(?:times?|per[ _-]call|clock)|times?(?=\s*(?:\([^()]{0,8}\))?\s*:))|"
     r"(bandwidths?|achieved|throughput|Bandbreite|ancho de banda|bande passante|largura de banda)|"
-    r"(fractions?|shares?|efficiency|utili[sz]ation))(?![\w/])",
+    r"(fractions?|shares?|efficiency|utili[sz]ation)|"
+    # a speedup's symbol before '=' ("S = 3.97", "S_wall(2^20) = 0.67", "S_{gpu} = 4.07")
+    r"((?-i:S)(?:_\{?\w+\}?)?(?:\s*\([^()\n]{0,12}\))?(?=\s*=)))(?![\w/])",
     ("bytes: mm 100663296", "GPU times: eager 27.1", "kernels 5 / 1", "FLOPs: 1.37e11", "ridge: 191",
-     "times (µs): 71.1", "F = 2n^3 = 2.15e9", "B_mm = 6.29e6", "I = F/B = 341"),
-    ("the time is", "bytes/s", "kernels of 71"),
+     "times (µs): 71.1", "F = 2n^3 = 2.15e9", "B_mm = 6.29e6", "I = F/B = 341", "S_wall(#####) = 0.67", "S=1.03",
+     "S_gpu=4.07"),
+    ("the time is", "bytes/s", "kernels of 71", "SMs = 132", "s = 2"),
 )
-_LABEL_KINDS = ("bytes", "flops", "intensity", "launches", "time", "bandwidth", "fraction")
+_LABEL_KINDS = ("bytes", "flops", "intensity", "launches", "time", "bandwidth", "fraction", "ratio")
 #: where a labelled list ends: a clause break, an arrow, a sentence's end, a line's end
 _LIST_END = rule(
     "number.list_end",
@@ -507,6 +510,10 @@ def _labelled(text: str, found: list[Stated], taken: _Taken, add: Callable[[Stat
                 unit, readings = "flop/b", (Reading(kind, n),)
             elif kind == "fraction":
                 if n > 1.5:
+                    continue
+                unit, readings = "", (Reading(kind, n),)
+            elif kind == "ratio":  # a speedup's symbol names only the value right after its '='
+                if not re.fullmatch(r"\s*=\s*[~≈]?\s*", text[lab.end():a]):
                     continue
                 unit, readings = "", (Reading(kind, n),)
             else:

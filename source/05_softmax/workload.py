@@ -83,6 +83,7 @@ class Softmax(Workload):
         num = r"(2\s?\^\s?\d{1,2}|\d{1,3}(?:,\d{3})+|\d{1,7})(?![\d^])"
         shapes = [
             (num + r"\s*(?:x|×|by)\s*" + num, ("log2_rows", "log2_cols")),
+            (num + r"\s+rows?\s*(?:x|×|by)\s*" + num, ("log2_rows", "log2_cols")),  # "1 row × 2^20 fp16"
             (num + r"[\s-]*(?:columns|cols|values per row|elements per row|wide)\b", ("log2_cols",)),
             (r"\brows? of\s+(?:length\s+)?" + num, ("log2_cols",)),
             (r"\bat\s+(2\s?\^\s?\d{1,2})(?![\d^])(?!\s*(?:x|×|by|rows)\b)", ("log2_cols",)),
@@ -92,6 +93,8 @@ class Softmax(Workload):
         for pat, names in shapes:
             for m in re.finditer(pat, text, re.I):
                 values = [_log2(g) for g in m.groups()]
+                if names == ("log2_cols",) and values == [0]:
+                    continue  # "1 row" is one row, never a row one element long
                 if all(v is not None for v in values):
                     out.append(Mention(m.start(), m.end(), params=dict(zip(names, values, strict=True))))
         for m in re.finditer(r"\b(?:one|a single|1|single)\s+(?:long\s+)?row\b", text, re.I):

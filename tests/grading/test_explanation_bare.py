@@ -86,10 +86,10 @@ def test_figures_without_units_cost_a_quarter(lessons):  # noqa: F811
     must guess every unit; the reason says so. The same figures with units get full credit."""
     bare = grade(lessons, "04_fusion", "explain_headline",
                  "eager 268, fused 67; gpu 71.1 vs 18.4, the traffic ratio 4; per call dispatch dominates, so the "
-                 "wall time of one call hides what fusion saves on the GPU.")
+                 "wall time of one call hides what fusion saves on the GPU; both near the roofline.")
     units = grade(lessons, "04_fusion", "explain_headline",
                   "eager 268 MB, fused 67 MB; gpu 71.1 µs vs 18.4 µs, the traffic ratio 4; per call dispatch dominates, "
-                  "so the wall time of one call hides what fusion saves on the GPU.")
+                  "so the wall time of one call hides what fusion saves on the GPU; both near the roofline.")
     assert "no_units" in bare.flags and "Figures without units" in bare.comment, bare.comment
     assert units.suggested_fraction == 1.0 and "no_units" not in units.flags, units.comment
     assert bare.suggested_fraction == 0.75, bare.comment

@@ -118,13 +118,14 @@ def test_each_in_an_earlier_clause_does_not_make_a_total_per_kernel(lessons):
 
 def test_cpu_dispatch_per_launch_is_unchecked_and_does_not_cap_the_score(lessons):
     text = ("Eager runs 4 kernels and moves 268 MB; the fused kernel moves 67 MB, so the GPU speedup is 3.9x. "
-            "Each call pays ~10 µs of CPU dispatch per launch.")
+            "Both stream near the copy roofline. Each call pays ~10 µs of CPU dispatch per launch.")
     g = grade(lessons, "04_fusion", "explain_headline", text)
     assert the(g, "10 µs").verdict == "unchecked", g.comment
     assert g.suggested_fraction == 1.0, g.comment
 
 
-RIGHT_FIGURES = "Eager runs 4 kernels and moves 268 MB; the fused kernel moves 67 MB in one launch. "
+RIGHT_FIGURES = ("Eager runs 4 kernels and moves 268 MB; the fused kernel moves 67 MB in one launch, both near the "
+                 "copy roofline. ")
 
 
 def test_three_right_figures_with_a_wrong_conclusion_are_not_full_credit(lessons):
