@@ -46,3 +46,30 @@ def test_a_student_kernel_still_imports_torch(tmp_path):
                         "L = Lesson.load()\nprint(type(L.mode).__name__, 'torch' in sys.modules)"],
                        cwd=tmp_path / "04_fusion", capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and r.stdout.split()[-2:] == ["StudentMode", "True"], r.stderr
+
+
+def test_grading_real_submissions_imports_no_torch(course):
+    """The fast batch's worker grading sampled submissions (each ledger names the device it measured on, whose
+    claim is checked: autograder.grading.references.claim_problem) imports no torch; nor does ReadLedger, which
+    grades the same way inside `nbgrader autograde`."""
+    from autograder.bench.store import ReferenceStore
+    from autograder.course import Course
+    from autograder.sample.generate import generate_class
+
+    c = Course.at(course)
+    spec = c.spec("04_fusion")
+    ref = ReferenceStore(c.references).load("04_fusion", "nvidia-h200")
+    students = generate_class(course, spec, ref, course / "release" / "04_fusion" / spec.notebook, 3, seed=3)
+    body = ("from pathlib import Path\nfrom autograder.batch import fast\n"
+            "from autograder.grading.policy import GradingPolicy\n"
+            "fast._init_worker('.', '04_fusion', GradingPolicy().model_dump_json())\n"
+            "items = [(p.parents[1].name, str(p)) for p in sorted(Path('submitted').glob('*/04_fusion/*.ipynb'))]\n"
+            "outcomes, _ = fast._grade_items(items, True)\n"
+            "print(sorted(o[0] for o in outcomes if o[1] == 'graded' and o[2] is None))")
+    r = _run(body, course)
+    assert r.returncode == 0 and r.stdout.split("\n")[-2] == "ok", r.stderr
+    assert r.stdout.splitlines()[0] == str(sorted(students))
+    from autograder.records import SubmissionGrade
+
+    record = SubmissionGrade.model_validate_json((course / "records" / "04_fusion" / f"{students[0]}.json").read_text())
+    assert record.predictions and all(p.reason for p in record.predictions)  # graded from the ledger

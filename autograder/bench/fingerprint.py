@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import platform
-import re
 import shutil
 import subprocess
 import time
@@ -20,6 +19,7 @@ import torch
 from ..errors import BenchmarkError
 from ..records import DeviceFingerprint, summarize
 from .clocks import bring_to_steady
+from .device_keys import device_key  # pure: graders read device claims without torch
 
 __all__ = [
     "DeviceChoiceError",
@@ -62,14 +62,6 @@ def pick_device(requested: str | None = None) -> torch.device:
                 f"--device {requested}: this machine has {count} GPU(s), cuda:0 to cuda:{count - 1}"
             )
     return dev
-
-
-def device_key(name: str, kind: str) -> str:
-    """Stable storage key: 'nvidia-h200' for a GPU; every CPU shares 'cpu' (its model is in the record)."""
-    if kind == "cpu":
-        return "cpu"
-    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
-    return slug or "cuda"
 
 
 def cpu_model() -> str:

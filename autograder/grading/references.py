@@ -96,8 +96,8 @@ def claim_problem(key: object, name: object) -> tuple[str, str] | None:
             f"your notebook's measurements name the device {_shown(key)}, which cannot be a device the lesson "
             f"recorded: {why}"
         )
-    # imported here: fingerprint measures (torch), and reading a claim needs only its pure device_key
-    from ..bench.fingerprint import device_key as key_of_name
+    # not bench.fingerprint: it measures (torch); reading a claim needs only the pure device_key
+    from ..bench.device_keys import device_key as key_of_name
 
     if isinstance(name, str) and name and key != "cpu" and key_of_name(name, "cuda") != key:
         return "device_claim_mismatch", (
