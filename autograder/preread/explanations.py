@@ -60,6 +60,9 @@ CLOSE = 0.03
 #: answer of the corpora): its time is linear in what it reads (benchmarks/preread_speed.py), so this bounds a
 #: hostile submission's cost at a few seconds; what lies beyond is named in the comment, never judged
 MAX_READ = 100_000
+#: at most this many numbers of one answer are judged (each is judged against every fact; a real answer,
+#: pasted tables included, holds a few hundred at most)
+MAX_NUMBERS = 2_000
 
 
 def extract_numbers(text: str) -> list[FoundNumber]:
@@ -1037,7 +1040,10 @@ def grade_explanation(
     framed = frame(text, spec.workload)
     blocks_laid_out = tuple((b.start, b.end) for b in framed.blocks if b.kind in ("table", "code"))
     walks = _walks_sweep(framed.mentioned)
-    judged = [(a, f) for a in attribute(text, spec.workload, case, book.known_cases(), framed)
+    attributed = attribute(text, spec.workload, case, book.known_cases(), framed)
+    numbers = len(attributed)
+    attributed = attributed[:MAX_NUMBERS]  # a hostile answer of 10,000 numbers: only the first are judged
+    judged = [(a, f) for a in attributed
               if (f := judge(a, book, text, rel_tol, ix, blocks_laid_out, walks)).verdict in _REPORTED
               or not a.stated.inferred]
     found = [_back(f, original, origin) for _, f in judged]
@@ -1099,6 +1105,9 @@ def grade_explanation(
             + f" Suggested {fraction * ex.points:.2f}/{ex.points:g}"
             + (" (at most half: a wrong conclusion)." if wrong and derived else ".")
         )
+    if numbers > MAX_NUMBERS:
+        flags.append("too_many_numbers")
+        comment += f" (Judged the first {MAX_NUMBERS:,} of {numbers:,} numbers; the rest were not pre-read.)"
     if whole > len(text):
         flags.append("truncated")
         comment += f" (Read the first {len(text):,} of {whole:,} characters; the rest was not pre-read.)"

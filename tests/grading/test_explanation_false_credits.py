@@ -228,6 +228,18 @@ def test_a_hostile_answer_is_read_in_bounded_time(lessons, text):
         assert ("truncated" in g.flags) == (len(text) > MAX_READ)
 
 
+
+def test_an_answer_of_thousands_of_numbers_is_judged_on_its_first_ones_and_says_so(lessons):
+    """A hostile answer of 10,000 numbers is judged on the first MAX_NUMBERS (each number is judged against
+    every fact): the flag and the comment say how many were left; a real answer is far below the cap."""
+    from autograder.preread.explanations import MAX_NUMBERS
+
+    g = grade(lessons, "05_softmax", "explain_fusion", "speedup 1 " * 9_000)
+    assert "too_many_numbers" in g.flags and len(g.found) <= MAX_NUMBERS
+    assert f"Judged the first {MAX_NUMBERS:,} of 9,000 numbers" in g.comment
+    ok = grade(lessons, "05_softmax", "explain_fusion", "speedup 1 " * 50)
+    assert "too_many_numbers" not in ok.flags and "Judged the first" not in ok.comment
+
 # ---------------------------------------------------------------------------------------------- second pass
 # False credits found on the first blind set (benchmarks/explanation_heldout_blind/, now development data),
 # each a cause in general, probed here with sentences of our own.
