@@ -65,3 +65,28 @@ def test_a_kernel_wrong_in_one_lane_of_every_block_or_in_the_middle_is_caught_on
 def test_a_replayed_result_is_still_named_on_sampled_outputs():
     r = run_submission(make_task(source_of("cached_ptr"), limits=SAMPLED))
     assert (r.verdict, r.family) == ("wrong", "cached_result"), r.reason
+
+
+def test_a_kernel_that_makes_the_child_save_other_elements_than_the_parent_picked_is_caught():
+    """The pick travels after the timed calls; a submission that rewires the child's saving to elements of its own
+    choosing (here: the next pick) is named, whatever those elements hold."""
+    source = '''import sys
+import torch
+
+_main = sys.modules["__main__"]
+_orig = _main._save
+
+
+def _save(child, out, path, budget, pick=None, sample_from=0):
+    return _orig(child, out, path, budget, None if pick is None else pick + 1, sample_from)
+
+
+_main._save = _save
+
+
+def fused_chain(x):
+    return torch.relu(x * 2 + 1) * 0.5
+'''
+    r = run_submission(make_task(source, limits=SAMPLED))
+    assert (r.verdict, r.family) == ("gamed", "forged_message"), r.reason
+    assert "did not pick" in r.reason
