@@ -95,7 +95,7 @@ def sample_indices(torch: Any, n: int, pick: int, device: Any) -> Any:
     head = torch.arange(min(SAMPLE_EDGE, n), device=device, dtype=torch.int64)
     tail = torch.arange(max(n - SAMPLE_EDGE, 0), n, device=device, dtype=torch.int64)
     spread = (start + stride * torch.arange(SAMPLE_SIZE, device=device, dtype=torch.int64)) % n
-    return torch.cat([head, tail, spread])
+    return torch.concat([head, tail, spread])
 
 
 def plan_calls(calls: int, seed: int, case_index: int, extra: int = 3) -> tuple[list[int], list[int]]:
