@@ -296,6 +296,15 @@ def _family(method: str | None) -> str | None:
     return "wall" if "wall" in method else "gpu" if "gpu" in method else method
 
 
+_TIME_RATIO_AFTER = named('cue.time_ratio_after',
+    "right after a ratio, words that make it a ratio of times ('8192x longer', ' times slower', 'x as long', "
+    "'-mal länger'): not a ratio of FLOPs or bytes",
+        ('x longer', ' times longer', 'x as long', ' times slower', 'x the time', '-mal länger', ' veces más lento'),
+        ('x more work', ' times more FLOPs', 'x fewer bytes'))(
+    r"^\s*(?:[x×]|times|-?mal|veces|fois|vezes)?\s*(?:longer|slower|faster|as long|the time|länger|langsamer|schneller|"
+    r"más lent\w*|más rápid\w*|plus lent\w*|plus rapide\w*|mais lent\w*|mais rápid\w*)\b", re.I)
+
+
 def _why_not(c: Candidate, ctx: Context, cues: _Cues, several: frozenset[str] = frozenset()) -> str | None:
     """Why a fact of this case is not what the sentence says the number is (None: it is): another timing
     method, a ratio of the other statistic, the comparison the other way round, one kernel's not the total."""
@@ -306,6 +315,8 @@ def _why_not(c: Candidate, ctx: Context, cues: _Cues, several: frozenset[str] = 
     if f.kind == "ratio" and f.topic == "intensity" and (cues.topic == "time" or cues.method is not None
                                                          or RATIO_TIME.search(ctx.clause) is not None):
         return "a ratio of intensities, not of times"  # "the ratio of times should be 1365 / 0.17 ≈ 8000x"
+    if f.kind == "ratio" and f.topic == "flops" and (cues.topic == "time" or _TIME_RATIO_AFTER.match(ctx.after)):
+        return "a ratio of FLOPs, not of times"  # "so it should take 8192x longer": the misconception
     if f.kind == "ratio" and cues.topic is not None and not cues.topic_far:
         if f.topic == "traffic" and cues.topic == "time":
             return "the traffic ratio, not a speedup"
