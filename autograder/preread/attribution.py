@@ -302,10 +302,10 @@ def _variant(num: Stated, text: str, names: _Names, sentence: tuple[int, int],
                  if _RIGHT_AFTER.match(re.sub(r"^[\d.,]*\s*\S*", "", text[pair.end():m.start], count=1))]
         if last is not None and after and after[0].variant not in (None, names.subjects[last].variant):
             return names.subjects[last].variant
-        # "in GPU time fused took 65 µs against 262 µs": the one variant named so far in the sentence, in the
+        # "in GPU time fused took 65 µs against 262 µs": the one variant named so far in its stretch, in the
         # number's own clause, with none named in the rest of the sentence, is the first side's
         if (last is not None and names.subjects[last].variant is not None
-                and names.only_variant(sentence[0], num.start) == (True, names.subjects[last].variant)
+                and names.only_variant(segment, num.start) == (True, names.subjects[last].variant)
                 and not names.between(num.end, sentence[1]) and _PAIR_VERB.search(text[names.subjects[last].end:num.start])):
             return names.subjects[last].variant
     if _tail(_THAN, text, sentence[0], num.start) or pair:
