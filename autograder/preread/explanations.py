@@ -770,6 +770,8 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
                      if c.fact.variant == hit.fact.variant and _family(c.fact.method) == _family(hit.fact.method)
                      and c.fact.topic == hit.fact.topic and cued(c)]
             exact = _exactly_other(s, hit, twins)
+        if exact is None:  # "the GPU-time speedup came out at 3.67x" (3.97 here): fp32's 3.671 to its last digit
+            exact = _ratio_of_neighbour(s, hit, book, ctx.params, cued)
         if exact is not None:  # "took 200 µs" in GPU time: 15 % off its GPU time, its wall time exactly
             return base.model_copy(update={"verdict": "misattributed", "actually": f"{exact.fact.label} (exactly; "
                                            f"{hit.fact.label} is {_error(s, hit.fact):.0%} off)"})
@@ -875,6 +877,24 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
 #: kinds whose figures are sparse enough across a lesson's cases that a number equal to one of them (to within
 #: :data:`CLOSE`) was quoted from it: not ratios, shares or counts (a sweep is dense in those)
 _QUOTABLE = frozenset({"bytes", "time", "bandwidth", "flop_rate", "flops", "intensity"})
+
+
+def _ratio_of_neighbour(s: Stated, hit: Candidate, book: FactBook, params: Mapping[str, ParamValue],
+                        cued: _CueCache) -> Candidate | None:
+    """A speedup written to three or more digits ("3.67x") that is more than :data:`LOOSE` off the speedup its
+    sentence names here while it equals, to within its last digit, the same timing method's speedup of the same pair
+    at a case one parameter away (another dtype or size): that case's figure, quoted as this one's. (A rounded
+    "3.7x" is not judged so: a sweep's ratios are too dense for two digits to tell them apart.)"""
+    f = hit.fact
+    tol = _rounding(s.text)
+    if f.kind != "ratio" or f.topic != "speedup" or tol is None or s.low is not None or _error(s, f) <= LOOSE:
+        return None
+    for p in _neighbours(book, params):
+        for c in book.of_kind(p, "ratio"):
+            if (c.fact.topic == "speedup" and not c.fact.given and _family(c.fact.method) == _family(f.method)
+                    and c.compares == hit.compares and cued(c) and _error(s, c.fact) <= max(tol, 0.005)):
+                return c
+    return None
 
 
 def _quoted_from_elsewhere(s: Stated, book: FactBook, params: Mapping[str, ParamValue],
