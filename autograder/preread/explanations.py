@@ -23,7 +23,7 @@ from ..spec import ExplanationSpec, LessonSpec
 from ..workload import Fact, Workload
 from .attribution import LOOKBACK, Attributed, Context, attribute, frame
 from .conclusions import bound_claims, conclusions, misconceptions
-from .factbook import Candidate, FactBook, fact_book
+from .factbook import Candidate, FactBook, dtype_cue, fact_book
 from .normalise import normalise
 from .numbers import Stated, extract
 from .rules import (
@@ -737,6 +737,9 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
                         if c.fact.variant is not None and c.fact.value > 1)
     fits = [c for c in of_variant
             if _why_not(c, ctx, cues, several) is None and not _unanchored(c, ctx, cues, asked)]
+    # another dtype's ceiling ("the ridge is about 12 FLOP/B" at bf16: float32's) only where its sentence names it
+    other_dtype = [c for c in fits if _other_dtype_ceiling(c, ctx, book)]
+    fits = [c for c in fits if not any(c is o for o in other_dtype)]
     shown = text[s.start:s.end]
     base = FoundNumber(text=shown, value=s.value, unit=s.unit, kind=s.kind, about=_about(ctx, True),
                        span=(s.start, s.end))
@@ -795,6 +798,10 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
         return base.model_copy(update={"matches": hit.fact.label, "verdict": verdict, "of": hit.fact.variant})
     if cues.unchecked and s.kind == "time":  # CPU dispatch per launch: nothing measured to hold it against
         return base.model_copy(update={"verdict": "unchecked"})
+    ceiling = _best(s, other_dtype, min(rel, CLOSE))
+    if ceiling is not None:
+        return base.model_copy(update={"verdict": "misattributed",
+                                       "actually": f"{ceiling.fact.label} (another dtype's ceiling)"})
     if _unit_slip(s, fits):  # "the multiply reaches 360 GFLOP/s" (its 360 TFLOP/s): wrong, nobody else's figure
         return base
     # another method's, statistic's or direction's figure of what the sentence names: a misattribution
@@ -877,6 +884,17 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
 #: kinds whose figures are sparse enough across a lesson's cases that a number equal to one of them (to within
 #: :data:`CLOSE`) was quoted from it: not ratios, shares or counts (a sweep is dense in those)
 _QUOTABLE = frozenset({"bytes", "time", "bandwidth", "flop_rate", "flops", "intensity"})
+
+
+def _other_dtype_ceiling(c: Candidate, ctx: Context, book: FactBook) -> bool:
+    """A device ceiling of a dtype other than the case's and the cell's (float32's ridge point in a bf16 cell) in a
+    sentence that names no such dtype: no figure of what the sentence is about."""
+    dtype = book.ceiling_dtype(c.fact)
+    case = ctx.params.get("dtype")
+    if dtype is None or case is None or dtype in (case, book.case.get("dtype")):
+        return False  # (the cell's own dtype's ceiling is what its prompt asks about)
+    cue = dtype_cue(dtype)
+    return re.search(cue, ctx.sentence, re.I) is None and re.search(cue, ctx.clause, re.I) is None
 
 
 def _ratio_of_neighbour(s: Stated, hit: Candidate, book: FactBook, params: Mapping[str, ParamValue],
