@@ -902,10 +902,17 @@ def _ratio_of_neighbour(s: Stated, hit: Candidate, book: FactBook, params: Mappi
     """A speedup written to three or more digits ("3.67x") that is more than :data:`LOOSE` off the speedup its
     sentence names here while it equals, to within its last digit, the same timing method's speedup of the same pair
     at a case one parameter away (another dtype or size): that case's figure, quoted as this one's. (A rounded
-    "3.7x" is not judged so: a sweep's ratios are too dense for two digits to tell them apart.)"""
+    "3.7x" is not judged so: a sweep's ratios are too dense for two digits to tell them apart.) A device ceiling
+    matched loosely by a rate that is another size's measured rate (same dtype) to its last digit is that rate, too."""
     f = hit.fact
     tol = _rounding(s.text)
-    if f.kind != "ratio" or f.topic != "speedup" or tol is None or s.low is not None or _error(s, f) <= LOOSE:
+    if tol is None or s.low is not None or _error(s, f) <= LOOSE:
+        return None
+    if f.topic == "ceiling" and f.kind in ("flop_rate", "bandwidth"):
+        # "reaches 94 % of the peak (697 TFLOP/s)": 2048's measured rate to its last digit, 6 % under the peak
+        return next((c for p in _neighbours(book, params) if p.get("dtype") == params.get("dtype")
+                     for c in book.of_kind(p, f.kind) if c.fact.topic != "ceiling" and not c.fact.given and _error(s, c.fact) <= max(tol, 0.005)), None)
+    if f.kind != "ratio" or f.topic != "speedup":
         return None
     for p in _neighbours(book, params):
         for c in book.of_kind(p, "ratio"):
