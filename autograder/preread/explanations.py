@@ -964,10 +964,20 @@ def missing_parts(text: str, found: list[FoundNumber], ex: ExplanationSpec) -> l
     of its kinds."""
     credited = {f.kind for f in found if f.verdict == "match"}
     own = _QUOTED.sub("", text)  # a quoted prompt names every part: only the answer's own words count
+    own = _NOT_SAID.sub("", own)  # "(No bandwidth given.)": a part the answer says it leaves out is left out
     return [p.asks for p in ex.parts
             if not any(re.search(w, own, re.I) for w in p.words) and not credited & set(p.kinds)]
 
 
+_NOT_SAID = named('part.said_left_out',
+    "a sentence or parenthesis that says the answer leaves something out ('(No bandwidth given.)', 'I did not say "
+    "which timing method shows which regime', 'where the time goes: not said'): its words name no part answered",
+        ('(No bandwidth given.)', 'I did not say which timing method shows which regime.', 'the ridge: not said',
+         "I didn't explain the launches", 'No ridge value stated', '(not explained)'),
+        ('the bandwidth is 3.9 TB/s', 'it is not memory-bound', 'no dispatch is paid'))(
+    r"[^.!?\n()]*(?:\bnot (?:said|given|stated|explained|shown|discussed|covered|mentioned)\b|"
+    r"\b(?:I|we)\s+(?:did|do)(?:\s+not|n['’]t)\s+(?:say|give|state|explain|show|discuss|cover|mention)\b|"
+    r"\bno\s+(?:[\w-]+\s+){1,3}(?:given|stated|said|explained|mentioned)\b)[^.!?\n()]*", re.I)
 _QUOTED = named('part.quoted_prompt',
     "a markdown quote (a line opening with '>'): the prompt quoted back, not the answer's own words",
         ('> explain why the 1024 multiply', '  > Why TF32'),
