@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from autograder.grading.references import ReferenceStore
+from autograder.preread.explanations import NONE_DERIVED, NONE_MISSING, suggest
+from autograder.records import FoundNumber
 from autograder.spec import load_spec
 
 from .test_explanation_false_credits import grade, the
@@ -85,3 +87,28 @@ def test_the_first_number_of_a_pair_after_its_variant_and_verb_is_that_variants(
     assert the(g, "65 µs").verdict != "match", g.comment  # not eager's 69 µs: fused's is 17 µs
     ok = grade(eleventh, "04_fusion", "explain_headline", "Eager moves 268 MB; in GPU time fused took 17.4 µs against 69 µs.")
     assert the(ok, "17.4 µs").verdict == "match" and the(ok, "17.4 µs").of == "compiled", ok.comment
+
+
+def _found(verdict: str, matches: str | None = None) -> FoundNumber:
+    return FoundNumber(text="1", value=1.0, unit="", kind="ratio", about="x", span=(0, 1), verdict=verdict,
+                       matches=matches)
+
+
+def test_a_slip_with_most_of_the_asked_explanation_left_out_is_suggested_none():
+    right = [_found("match", f"fact {i}") for i in range(NONE_DERIVED + 1)]
+    assert suggest([*right[:2], _found("misattributed")], missing=NONE_MISSING)[0] == 0.0
+    assert suggest([*right[:NONE_DERIVED], _found("unmatched")], missing=NONE_MISSING)[0] == 0.0
+    # one part fewer left out, no slip, or more right facts: still some credit
+    assert suggest([*right[:2], _found("misattributed")], missing=NONE_MISSING - 1)[0] == 0.25
+    assert suggest(right[:2], missing=NONE_MISSING)[0] == 0.25
+    assert suggest([*right, _found("misattributed")], missing=NONE_MISSING)[0] == 0.25
+
+
+def test_a_part_the_answer_says_it_leaves_out_is_missing(eleventh):
+    said = ("Eager: 268 MB, 4 launches. Compiled: 67 MB, 1 launch. GPU-time speedup 3.97x, the traffic ratio 4; "
+            "per call 0.93x because a call pays CPU-side launch cost that a graph replay does not.")
+    g = grade(eleventh, "04_fusion", "explain_headline", said + " (No bandwidth given.)")
+    assert "missing_part" in g.flags and "bandwidth" in g.comment, g.comment
+    ok = grade(eleventh, "04_fusion", "explain_headline", said + " Both reach about the same bandwidth.")
+    assert "missing_part" not in ok.flags and ok.suggested_fraction == 1.0, ok.comment
+    assert g.suggested_fraction == 0.75, g.comment
