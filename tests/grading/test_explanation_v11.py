@@ -112,3 +112,14 @@ def test_a_part_the_answer_says_it_leaves_out_is_missing(eleventh):
     ok = grade(eleventh, "04_fusion", "explain_headline", said + " Both reach about the same bandwidth.")
     assert "missing_part" not in ok.flags and ok.suggested_fraction == 1.0, ok.comment
     assert g.suggested_fraction == 0.75, g.comment
+
+
+def test_a_bound_said_as_an_adjective_is_of_the_variant_right_after_it(eleventh):
+    g = grade(eleventh, "03_roofline", "explain_intensity",
+              "The multiply has 1365 FLOP/B and the add 0.17 FLOP/B against a ridge of 180. Compute-bound multiply, "
+              "memory-bound add.")
+    assert "wrong_conclusion" not in g.flags, g.comment
+    wrong = grade(eleventh, "03_roofline", "explain_intensity",
+                  "The multiply has 1365 FLOP/B and the add 0.17 FLOP/B against a ridge of 180. Memory-bound multiply, "
+                  "compute-bound add.")
+    assert "wrong_conclusion" in wrong.flags, wrong.comment
