@@ -306,7 +306,8 @@ def _variant(num: Stated, text: str, names: _Names, sentence: tuple[int, int],
         # number's own clause, with none named in the rest of the sentence, is the first side's
         if (last is not None and names.subjects[last].variant is not None
                 and names.only_variant(segment, num.start) == (True, names.subjects[last].variant)
-                and not names.between(num.end, sentence[1]) and _PAIR_VERB.search(text[names.subjects[last].end:num.start])):
+                and not names.between(num.end, sentence[1])
+                and _PAIR_VERB.search(text[names.subjects[last].end:num.start])):
             return names.subjects[last].variant
     if _tail(_THAN, text, sentence[0], num.start) or pair:
         return None  # "slower than four aten launches", "174 µs vs 25 µs": one side of a comparison

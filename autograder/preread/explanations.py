@@ -911,7 +911,8 @@ def _ratio_of_neighbour(s: Stated, hit: Candidate, book: FactBook, params: Mappi
     if f.topic == "ceiling" and f.kind in ("flop_rate", "bandwidth"):
         # "reaches 94 % of the peak (697 TFLOP/s)": 2048's measured rate to its last digit, 6 % under the peak
         return next((c for p in _neighbours(book, params) if p.get("dtype") == params.get("dtype")
-                     for c in book.of_kind(p, f.kind) if c.fact.topic != "ceiling" and not c.fact.given and _error(s, c.fact) <= max(tol, 0.005)), None)
+                     for c in book.of_kind(p, f.kind)
+                     if c.fact.topic != "ceiling" and not c.fact.given and _error(s, c.fact) <= max(tol, 0.005)), None)
     if f.kind != "ratio" or f.topic != "speedup":
         return None
     for p in _neighbours(book, params):

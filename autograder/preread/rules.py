@@ -191,7 +191,9 @@ WALL_AS_KERNEL = rule(
     "a sentence that reads a per-call (wall) figure as the kernel's own: against its peak or roofline, or as "
     "why it is (not) memory- or compute-bound ('timed one call: 85 µs ... it reaches only 947 GB/s against the "
     "roofline')",
-    r"\b(?:of (?:the |its )?(?:[\w-]+ ){0,2}(?:peak|roofline)|of (?:the |its )?[~≈]?\s?\d[\d.,]*\s?[\w/]+ (?:[\w-]+ )?(?:peak|roofline)|against (?:the |a )?[^.;]{0,24}?\b(?:peak|roofline)|"
+    r"\b(?:of (?:the |its )?(?:[\w-]+ ){0,2}(?:peak|roofline)|"
+    r"of (?:the |its )?[~≈]?\s?\d[\d.,]*\s?[\w/]+ (?:[\w-]+ )?(?:peak|roofline)|"
+    r"against (?:the |a )?[^.;]{0,24}?\b(?:peak|roofline)|"
     r"(?:memory|compute|bandwidth)[- ]bound|is running at|kernel (?:only )?reaches|reaches only|"
     r"(?:the )?roofline (?:predicts|says|gives|expects)|predicted by the roofline)\b",
     ("it reaches only 947 GB/s against the 4,220 GB/s roofline", "only 8% of the bf16 peak",
