@@ -993,10 +993,10 @@ SLIPS_PER_FACTS = 4
 FORGIVING_FROM = 5
 
 
-#: an answer that leaves out this many parts of the asked explanation, with a slip, and states no more than
-#: :data:`NONE_DERIVED` right facts, is suggested none (measured on the spent sets v3-v11: puts more suggestions
-#: in the TA's band on v3, v4, v7, v8, v9 and v11 and fewer on none; without the bound on right facts v4, v6
-#: and v10 lose)
+#: an answer that leaves out this many parts of the asked explanation, with a figure named misattributed, and
+#: states no more than :data:`NONE_DERIVED` right facts, is suggested none (measured on the spent sets v3-v11:
+#: more suggestions in the TA's band on v3, v4, v7, v8, v9, v10 and v11, fewer on none; an unmatched figure
+#: instead of a misattributed one, or no bound on right facts, loses on v4, v6, v10 or the older corpora)
 NONE_MISSING = 2
 NONE_DERIVED = 3
 
@@ -1009,7 +1009,7 @@ def suggest(found: list[FoundNumber], wrong_conclusions: int = 0, missing: int =
     A conclusion drawn in words that the reference contradicts ("the fused call is faster per call" where it
     is slower) costs like a wrong number and caps the suggestion at half: right figures around a wrong
     conclusion are not a right explanation. Each part of the asked explanation left out (``missing``) costs
-    a quarter, and full credit needs none. A misattributed or unmatched figure in an answer that leaves out
+    a quarter, and full credit needs none. A misattributed figure in an answer that leaves out
     :data:`NONE_MISSING` parts and states at most :data:`NONE_DERIVED` right facts is suggested none: the
     figures it has right restate what the lesson hands out, the explanation asked for is not there."""
     derived = {f.matches for f in found if f.verdict == "match"}
@@ -1024,8 +1024,9 @@ def suggest(found: list[FoundNumber], wrong_conclusions: int = 0, missing: int =
         fraction = min(fraction, 0.75)
     if wrong_conclusions:
         fraction = min(fraction, 0.5)
-    if slips and missing >= NONE_MISSING and len(derived) <= NONE_DERIVED:
-        return 0.0, len(derived)  # a figure misplaced and most of the asked explanation left out: nothing to credit
+    if (any(f.verdict == "misattributed" for f in found) and missing >= NONE_MISSING
+            and len(derived) <= NONE_DERIVED):
+        return 0.0, len(derived)  # another's figure and most of the asked explanation left out: nothing to credit
     return max(0.25, fraction), len(derived)
 
 

@@ -94,11 +94,12 @@ def _found(verdict: str, matches: str | None = None) -> FoundNumber:
                        matches=matches)
 
 
-def test_a_slip_with_most_of_the_asked_explanation_left_out_is_suggested_none():
+def test_a_misattribution_with_most_of_the_asked_explanation_left_out_is_suggested_none():
     right = [_found("match", f"fact {i}") for i in range(NONE_DERIVED + 1)]
     assert suggest([*right[:2], _found("misattributed")], missing=NONE_MISSING)[0] == 0.0
-    assert suggest([*right[:NONE_DERIVED], _found("unmatched")], missing=NONE_MISSING)[0] == 0.0
-    # one part fewer left out, no slip, or more right facts: still some credit
+    assert suggest([*right[:NONE_DERIVED], _found("misattributed")], missing=NONE_MISSING)[0] == 0.0
+    # one part fewer left out, no misattribution (an unmatched figure), or more right facts: still some credit
+    assert suggest([*right[:2], _found("unmatched")], missing=NONE_MISSING)[0] == 0.25
     assert suggest([*right[:2], _found("misattributed")], missing=NONE_MISSING - 1)[0] == 0.25
     assert suggest(right[:2], missing=NONE_MISSING)[0] == 0.25
     assert suggest([*right, _found("misattributed")], missing=NONE_MISSING)[0] == 0.25
