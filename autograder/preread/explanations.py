@@ -976,9 +976,9 @@ _NOT_SAID = named('part.said_left_out',
         ('(No bandwidth given.)', 'I did not say which timing method shows which regime.', 'the ridge: not said',
          "I didn't explain the launches", 'No ridge value stated', '(not explained)'),
         ('the bandwidth is 3.9 TB/s', 'it is not memory-bound', 'no dispatch is paid'))(
-    r"[^.!?\n()]*(?:\bnot (?:said|given|stated|explained|shown|discussed|covered|mentioned)\b|"
+    r"[^.!?\n()]{0,160}(?:\bnot (?:said|given|stated|explained|shown|discussed|covered|mentioned)\b|"
     r"\b(?:I|we)\s+(?:did|do)(?:\s+not|n['’]t)\s+(?:say|give|state|explain|show|discuss|cover|mention)\b|"
-    r"\bno\s+(?:[\w-]+\s+){1,3}(?:given|stated|said|explained|mentioned)\b)[^.!?\n()]*", re.I)
+    r"\bno\s+(?:[\w-]+\s+){1,3}(?:given|stated|said|explained|mentioned)\b)[^.!?\n()]{0,160}", re.I)
 _QUOTED = named('part.quoted_prompt',
     "a markdown quote (a line opening with '>'): the prompt quoted back, not the answer's own words",
         ('> explain why the 1024 multiply', '  > Why TF32'),
