@@ -353,6 +353,16 @@ _BOUND_CLAIM = rule(
 )
 
 
+_BOUND_BEFORE_NAME = rule(
+    "conclusion.bound_before_name",
+    "between a bound said as an adjective and the variant right after it ('memory-bound add', 'a compute-bound "
+    "multiply', 'memory-bound elementwise kernel'): the claim is of that variant",
+    r"^[ \t]*(?:\)[ \t]*)?$",
+    ("", " ", " "),
+    (" and the ", ", while ", ": the "),
+)
+
+
 def bound_claims(masked: str, sentences: list[tuple[int, int]], names: list[Mention],
                  intensities: Mapping[str, float], ridges: list[float], mentioned: Sequence[Mention] = (),
                  case: Mapping[str, ParamValue] | None = None) -> list[Conclusion]:
@@ -373,8 +383,12 @@ def bound_claims(masked: str, sentences: list[tuple[int, int]], names: list[Ment
             if _NEGATED.search(s[max(0, m.start() - 30):m.start()]) or elsewhere or _SIZES_NAMED.search(s) or re.search(
                     r"\b(?:would|should|expect\w*|predict\w*|on paper|in theory|if)\b", s[:m.start()], re.I):
                 continue
+            after = [n for n in names if a + m.end() <= n.start < b and n.variant is not None
+                     and _BOUND_BEFORE_NAME.match(masked[a + m.end():n.start])]
             before = [n for n in names if a <= n.start < a + m.start()]
-            if before and before[-1].variant is None:  # "both are memory-bound": every variant is
+            if after:  # "Compute-bound multiply, memory-bound add": the claim is of the name right after it
+                variant = after[0].variant
+            elif before and before[-1].variant is None:  # "both are memory-bound": every variant is
                 said = [v for v in intensities if (intensities[v] > high if memory else intensities[v] < low)]
                 variant = said[0] if said else None
             else:

@@ -125,6 +125,7 @@ class FactBook:
     ref: ReferenceRun | None
     _at: dict[tuple[tuple[str, ParamValue], ...], list[Candidate]] = field(default_factory=dict)
     _device_facts: tuple[Fact, ...] | None = None
+    _ceiling_dtypes: dict[str, str] = field(default_factory=dict)
     _known: list[dict[str, ParamValue]] | None = None
     _pairs: frozenset[frozenset[str]] | None = None
     _where: dict[str, list[dict[str, ParamValue]]] | None = None
@@ -429,6 +430,14 @@ class FactBook:
                              topic=topic, method=q.method, ratio_of=pair), compares))
         return out
 
+    def ceiling_dtype(self, f: Fact) -> str | None:
+        """The dtype a device ceiling is of (a matmul peak, a ridge point), None for one of every dtype (the copy
+        roofline) or a fact that is no ceiling."""
+        if f.topic != "ceiling":
+            return None
+        self._device()
+        return self._ceiling_dtypes.get(f.label)
+
     def _device(self) -> tuple[Fact, ...]:
         if self._device_facts is None:
             self._device_facts = self._device_build()
@@ -447,11 +456,13 @@ class FactBook:
         for key, peak in sorted((getattr(dev, "peaks", None) or {}).items()):
             if key.startswith("matmul_tflops:"):
                 out.append(Fact("flop_rate", peak, f"{dev.name} matmul peak ({key.split(':', 1)[1]})", topic="ceiling"))
+                self._ceiling_dtypes[out[-1].label] = key.split(':', 1)[1]
         for key, peak in sorted((getattr(dev, "peaks", None) or {}).items()):
             if key.startswith("matmul_tflops:") and dev.copy_gbps:
                 out.append(Fact("intensity", peak * 1e3 / dev.copy_gbps,
                                 f"{dev.name} ridge point ({key.split(':', 1)[1]} peak ÷ copy roofline)",
                                 topic="ceiling"))
+                self._ceiling_dtypes[out[-1].label] = key.split(':', 1)[1]
         across = {f.label for f, _, _ in self._quantities_across()}
         out += [f for f, _ in self._quantities() if f.params is None and f.label not in across]
         return tuple(out)

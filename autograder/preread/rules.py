@@ -191,12 +191,14 @@ WALL_AS_KERNEL = rule(
     "a sentence that reads a per-call (wall) figure as the kernel's own: against its peak or roofline, or as "
     "why it is (not) memory- or compute-bound ('timed one call: 85 µs ... it reaches only 947 GB/s against the "
     "roofline')",
-    r"\b(?:of (?:the |its )?(?:[\w-]+ ){0,2}(?:peak|roofline)|against (?:the |a )?[^.;]{0,24}?\b(?:peak|roofline)|"
+    r"\b(?:of (?:the |its )?(?:[\w-]+ ){0,2}(?:peak|roofline)|"
+    r"of (?:the |its )?[~≈]?\s?\d[\d.,]*\s?[\w/]+ (?:[\w-]+ )?(?:peak|roofline)|"
+    r"against (?:the |a )?[^.;]{0,24}?\b(?:peak|roofline)|"
     r"(?:memory|compute|bandwidth)[- ]bound|is running at|kernel (?:only )?reaches|reaches only|"
     r"(?:the )?roofline (?:predicts|says|gives|expects)|predicted by the roofline)\b",
     ("it reaches only 947 GB/s against the 4,220 GB/s roofline", "only 8% of the bf16 peak",
      "so it's not memory-bound yet", "which means it is running at 613 TFLOP/s",
-     "6.1x slower, which is the ratio the roofline predicts"),
+     "6.1x slower, which is the ratio the roofline predicts", "only 7 % of the 743 TFLOP/s peak"),
     ("the GPU time is 71 µs", "the speedup is 1.2x"),
 )
 OVERHEAD = rule(
