@@ -18,13 +18,16 @@ REPO = Path(__file__).resolve().parents[2]
 REFS = REPO / "tests" / "grading" / "explanation_corpus" / "references"
 
 
+def frozen(refs: Path, names: tuple[str, ...]) -> dict[str, tuple[object, object]]:
+    """Each named lesson's spec with its H200 reference from ``refs`` (a corpus's frozen references)."""
+    store = ReferenceStore(refs)
+    return {name: (load_spec(REPO / "source" / name / "lesson.toml"), store.load(name, "nvidia-h200"))
+            for name in names}
+
+
 @pytest.fixture(scope="module")
 def lessons():
-    store = ReferenceStore(REFS)
-    return {
-        name: (load_spec(REPO / "source" / name / "lesson.toml"), store.load(name, "nvidia-h200"))
-        for name in ("03_roofline", "04_fusion", "05_softmax")
-    }
+    return frozen(REFS, ("03_roofline", "04_fusion", "05_softmax"))
 
 
 def grade(lessons, lesson: str, grade_id: str, text: str) -> ExplanationGrade:

@@ -10,10 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grading.references import ReferenceStore
-from autograder.spec import load_spec
-
-from .test_explanation_false_credits import grade, the
+from .test_explanation_false_credits import frozen, grade, the
 
 REPO = Path(__file__).resolve().parents[2]
 LESSONS = ("03_roofline", "04_fusion", "05_softmax", "06_fused_kernel")
@@ -22,9 +19,7 @@ LESSONS = ("03_roofline", "04_fusion", "05_softmax", "06_fused_kernel")
 @pytest.fixture(scope="module")
 def tenth():
     """Every lesson against the tenth blind set's frozen H200 references."""
-    store = ReferenceStore(REPO / "benchmarks" / "explanation_heldout_v10" / "references")
-    return {name: (load_spec(REPO / "source" / name / "lesson.toml"), store.load(name, "nvidia-h200"))
-            for name in LESSONS}
+    return frozen(REPO / "benchmarks" / "explanation_heldout_v10" / "references", LESSONS)
 
 
 def test_one_row_times_2_20_in_a_table_corner_is_the_long_row_case(tenth):
@@ -196,9 +191,7 @@ def test_a_speedups_symbol_before_its_value(tenth):
 
 
 def test_a_size_said_before_the_ratio_keeps_a_wall_speedup_misattributed_in_a_trend_sentence():
-    store = ReferenceStore(REPO / "benchmarks" / "explanation_heldout" / "references")
-    blind = {"04_fusion": (load_spec(REPO / "source" / "04_fusion" / "lesson.toml"), store.load("04_fusion",
-                                                                                                 "nvidia-h200"))}
+    blind = frozen(REPO / "benchmarks" / "explanation_heldout" / "references", ("04_fusion",))
     g = grade(blind, "04_fusion", "explain_sweep",
               "At 2^24 eager moves 67 MB per call and the fused kernel 67 MB. At 2^12 the per-call wall speedup is "
               "3.6×; at 2^28 fused moves 268 MB and the speedup is flat.")

@@ -10,12 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grading.references import ReferenceStore
 from autograder.preread.explanations import NONE_DERIVED, NONE_MISSING, suggest
 from autograder.records import FoundNumber
-from autograder.spec import load_spec
 
-from .test_explanation_false_credits import grade, the
+from .test_explanation_false_credits import frozen, grade, the
 
 REPO = Path(__file__).resolve().parents[2]
 LESSONS = ("03_roofline", "04_fusion", "05_softmax", "06_fused_kernel")
@@ -24,9 +22,7 @@ LESSONS = ("03_roofline", "04_fusion", "05_softmax", "06_fused_kernel")
 @pytest.fixture(scope="module")
 def eleventh():
     """Every lesson against the eleventh blind set's frozen H200 references."""
-    store = ReferenceStore(REPO / "benchmarks" / "explanation_heldout_v11" / "references")
-    return {name: (load_spec(REPO / "source" / name / "lesson.toml"), store.load(name, "nvidia-h200"))
-            for name in LESSONS}
+    return frozen(REPO / "benchmarks" / "explanation_heldout_v11" / "references", LESSONS)
 
 
 def test_a_three_digit_speedup_of_another_dtype_is_misattributed_not_credited(eleventh):

@@ -9,10 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grading.references import ReferenceStore
-from autograder.spec import load_spec
-
-from .test_explanation_false_credits import grade, lessons, the  # noqa: F401 - the fixture
+from .test_explanation_false_credits import frozen, grade, lessons, the  # noqa: F401 - the fixture
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -21,9 +18,8 @@ REPO = Path(__file__).resolve().parents[2]
 def kernel():
     """The four lessons against the seventh blind set's frozen H200 references (the development corpus has none
     of lesson 06)."""
-    store = ReferenceStore(REPO / "benchmarks" / "explanation_heldout_v7" / "references")
-    return {name: (load_spec(REPO / "source" / name / "lesson.toml"), store.load(name, "nvidia-h200"))
-            for name in ("03_roofline", "04_fusion", "05_softmax", "06_fused_kernel")}
+    return frozen(REPO / "benchmarks" / "explanation_heldout_v7" / "references",
+                  ("03_roofline", "04_fusion", "05_softmax", "06_fused_kernel"))
 
 
 def test_a_launch_count_is_not_read_across_a_verb_a_joint_or_a_sentence_end(lessons):  # noqa: F811

@@ -9,10 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grading.references import ReferenceStore
-from autograder.spec import load_spec
-
-from .test_explanation_false_credits import grade, lessons, the  # noqa: F401 - the fixture
+from .test_explanation_false_credits import frozen, grade, lessons, the  # noqa: F401 - the fixture
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -20,9 +17,7 @@ REPO = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def ninth():
     """The fusion lesson against the ninth blind set's frozen H200 references (its sweep's per-call figures)."""
-    store = ReferenceStore(REPO / "benchmarks" / "explanation_heldout_v9" / "references")
-    return {name: (load_spec(REPO / "source" / name / "lesson.toml"), store.load(name, "nvidia-h200"))
-            for name in ("04_fusion",)}
+    return frozen(REPO / "benchmarks" / "explanation_heldout_v9" / "references", ("04_fusion",))
 
 
 def test_a_bare_ratio_right_before_a_number_is_that_ratio_not_an_earlier_speedup(lessons):  # noqa: F811
