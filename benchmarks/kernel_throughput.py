@@ -1,7 +1,7 @@
 """Throughput of grading students' own kernels (issue 22, item 6): submissions an hour, and where the time goes.
 
     .venv/bin/python benchmarks/kernel_throughput.py [--device cpu|cuda] [-n 12] [--pool 2]
-                                  [--runs cold,warm,coldpool,pool] [--ahead K] [--lesson DIR] [--out FILE]
+                                  [--runs cold,warm,warmlate,coldpool,pool] [--ahead K] [--lesson DIR] [--out FILE]
 
 A mixed class of ``n`` submissions, cycled from the hostile-kernel suite (tests/kernels/hostile/): good ones
 (PyTorch and Triton), slow, wrong, blank and hostile ones (the hang only with ``--with-hang``: it costs its
@@ -9,15 +9,20 @@ whole wall limit).  Each runs in its own child process, in bubblewrap where it i
 runs: ``cold`` one after another, each child started when its submission comes
 (:func:`autograder.kernels.run_submission`); ``warm`` one after another, each next child started ahead while
 the current one runs (:class:`autograder.kernels.WarmStart`, as a class's grading does; ``--ahead`` of them
-at a time, by default one per four cores, 1 to 3); ``pool``, ``--pool``
+at a time, by default one per three cores, 1 to 5; each makes its CUDA context while it waits,
+``Limits.cuda_ahead``); ``warmlate`` the same with each child's CUDA context made in its device turn
+(``Limits(cuda_ahead=False)``: what making contexts ahead saves, and whether it moves the others' timing);
+``pool``, ``--pool``
 threads at a time, each with its own WarmStart; ``coldpool``, ``--pool`` at a time, each child started when
 its submission comes.  Printed: seconds per submission (mean, median, max), the
 same after the first submission (the "once compiled" figure: the first pays the cold start and the first
 compile), submissions an hour, the verdicts, and the mean seconds of each phase: boot (the child's own
 start: bubblewrap, Python, torch and Triton imported; hidden when started ahead), child_start (what the
-submission waited for its child, from its task sent), turn_wait, torch_import (inside boot), idle (the child
-waiting for its task, started ahead), inputs, baseline, the student's import, compile = the first call,
-check, timing, the parent's verify.  On a CPU Triton runs through its interpreter.
+submission waited for its child, from its task sent), turn_wait, torch_import (inside boot), cuda_ahead (the
+CUDA context made while waiting, inside boot), idle (the child waiting for its task, started ahead), cuda_init
+(the CUDA context in the device turn: short when it was made ahead), inputs, baseline, the student's import, compile = the first call,
+check, timing, the parent's verify; and for each good kernel the spread of its measured per-call medians
+over the run (making contexts ahead must not move them).  On a CPU Triton runs through its interpreter.
 """
 
 from __future__ import annotations
@@ -44,28 +49,43 @@ from tests.kernels.conftest import make_task, source_of
 CLASS = ["correct_torch", "correct_triton", "slow_correct", "wrong", "blank_not_implemented", "correct_torch",
          "cached_ptr", "timer_patched", "lazy_output", "correct_triton", "segfault", "precision", "shape_special",
          "thread", "network", "blank_missing"]
-PHASES = ("boot", "child_start", "turn_wait", "torch_import", "idle", "inputs", "baseline", "import", "compile",
-          "check", "timing", "verify")
+PHASES = ("boot", "child_start", "turn_wait", "torch_import", "cuda_ahead", "idle", "cuda_init", "inputs",
+          "baseline", "import", "compile", "check", "timing", "verify")
 RUNS = {"cold": "one after another, each child started when its submission comes",
         "warm": "one after another, each next child started ahead (WarmStart)",
+        "warmlate": "as warm, each child's CUDA context made in its device turn (Limits(cuda_ahead=False))",
         "pool": "a pool, each worker with its WarmStart",
         "coldpool": "a pool, each child started when its submission comes"}
 Done = tuple[str, KernelResult, float]  # name, result, when it finished (perf_counter)
 
 
 LESSON: list[Path] = []  # --lesson: the lesson whose student variant the class's submissions are graded as
+CUDA_AHEAD = [True]  # False during a warmlate run
 
 
 def _task(name: str, device: str) -> KernelTask:
-    wall = 12.0 if name == "infinite_loop" else 120.0
-    if not LESSON:
-        return make_task(source_of(name), device=device, wall_s=wall)
-    from autograder.grading.student_kernel import kernel_task
     from autograder.kernels import Limits
+
+    wall = 12.0 if name == "infinite_loop" else 120.0
+    limits = Limits(wall_s=wall, cuda_ahead=CUDA_AHEAD[0])
+    if not LESSON:
+        return make_task(source_of(name), device=device, wall_s=wall, limits=limits)
+    from autograder.grading.student_kernel import kernel_task
     from autograder.spec import load_spec
 
     task = kernel_task(load_spec(LESSON[0]), device, source_of(name), seed=20260)
-    return task.model_copy(update={"limits": Limits(wall_s=wall)})
+    return task.model_copy(update={"limits": limits})
+
+
+def _spread(results: list[Done]) -> str:
+    """Each good kernel's measured per-call medians (first timed case) over the run: min–max and n."""
+    by: dict[str, list[float]] = collections.defaultdict(list)
+    for name, r, _ in results:
+        m = r.cases[0].measurement if r.verdict == "ok" and r.cases else None
+        if m is not None:
+            by[name].append(m.median_ms)
+    return "; ".join(f"{n} {min(v) * 1e3:.1f}–{max(v) * 1e3:.1f} µs ({len(v)}, {max(v) / min(v) - 1:+.1%})"
+                     for n, v in sorted(by.items())) or "none"
 
 
 def _cold(name: str, device: str, isolate: bool) -> Done:
@@ -95,6 +115,7 @@ def _report(label: str, results: list[Done], t0: float, wall: float, workers: in
         "verdicts: " + ", ".join(f"{k} {v}" for k, v in sorted(verdicts.items())),
         "mean seconds per phase: " + ", ".join(
             f"{p} {statistics.fmean([r.phases.get(p, 0.0) for _, r, _ in results]):.3f}" for p in PHASES),
+        "good kernels' measured medians (first case): " + _spread(results),
     ]
 
 
@@ -106,7 +127,7 @@ def _run(label: str, klass: list[str], device: str, isolate: bool, pool: int,
     elif label == "coldpool":
         with ThreadPoolExecutor(max_workers=pool) as ex:
             done = list(ex.map(lambda n: _cold(n, device, isolate), klass))
-    elif label == "warm":
+    elif label in ("warm", "warmlate"):
         with WarmStart(isolate=isolate, ahead=ahead) as warm:
             done = [_warm(warm, n, device) for n in klass]
     else:
@@ -134,9 +155,9 @@ def main() -> None:
     ap.add_argument("-n", type=int, default=12, help="submissions in the class")
     ap.add_argument("--pool", type=int, default=2, help="submissions at a time in the pool run")
     ap.add_argument("--runs", default="cold,warm,coldpool,pool", help="which runs, in order: cold, warm, "
-                    "coldpool, pool")
+                    "warmlate, coldpool, pool")
     ap.add_argument("--ahead", type=int, help="children each WarmStart keeps started ahead (default: one per "
-                    "four cores, 1 to 3)")
+                    "three cores, 1 to 5)")
     ap.add_argument("--no-isolate", action="store_true", help="children without bubblewrap")
     ap.add_argument("--with-hang", action="store_true", help="include the infinite loop (costs its wall limit)")
     ap.add_argument("--lesson", type=Path, help="grade the class as this lesson's student variant (its workload, "
@@ -166,6 +187,7 @@ def main() -> None:
     seen: list[list[Done]] = []
     for label in runs:
         workers = args.pool if label in ("pool", "coldpool") else 1
+        CUDA_AHEAD[0] = label != "warmlate"
         done, t0, wall = _run(label, klass, args.device, isolate, workers, args.ahead)
         block = _report(label, done, t0, wall, workers)
         print("\n".join(block), flush=True)

@@ -32,6 +32,9 @@ class Limits(BaseModel, frozen=True):
     #: saved and read back whole cost ~0.1 s each, nine of them per submission); 0: every element. The
     #: hidden check cases are always checked whole.
     verify_sample_from: int = Field(default=1 << 21, ge=0)
+    #: a child started ahead for a CUDA node makes its CUDA context while it waits for its task, outside
+    #: the device turn (no kernel runs then, and no student code exists yet); False: inside its turn
+    cuda_ahead: bool = True
 
 
 class KernelTask(BaseModel, frozen=True):

@@ -249,11 +249,13 @@ class Shape:
     memory_mb: int
     cpu_s: int
     file_mb: int
+    cuda_ahead: bool = False  # make the CUDA context while waiting for the task (Limits.cuda_ahead)
 
     @classmethod
     def of(cls, task: KernelTask, isolate: bool) -> Shape:
         lim = task.limits
-        return cls(task.device, isolate, lim.memory_mb, int(lim.wall_s) + 10, lim.output_mb + 64)
+        return cls(task.device, isolate, lim.memory_mb, int(lim.wall_s) + 10, lim.output_mb + 64,
+                   lim.cuda_ahead and task.device == "cuda")
 
 
 @dataclass
@@ -312,7 +314,8 @@ def spawn(shape: Shape, idle_s: float = child_mod.IDLE_S) -> Started:
     (base / "out").mkdir()
     msg_r, msg_w = os.pipe()
     err_r, err_w = os.pipe()
-    spec = child_spec(_child_source(), msg_w, base, shape.device, isolate=shape.isolate, args=(f"{idle_s:g}",))
+    flag = (child_mod.CUDA_AHEAD_ARG,) if shape.cuda_ahead else ()
+    spec = child_spec(_child_source(), msg_w, base, shape.device, isolate=shape.isolate, args=(*flag, f"{idle_s:g}"))
     preexec = limit_setter(shape.memory_mb, shape.cpu_s, shape.file_mb,
                            spec.uid if spec.uid is not None else os.geteuid(), shape.device == "cuda")
     t_spawn = time.perf_counter()
@@ -495,8 +498,10 @@ def run_submission(task: KernelTask, *, isolate: bool = True) -> KernelResult:
 
 
 def default_ahead() -> int:
-    """Children to keep started ahead: one per four cores (their starts run side by side), 1 to 3."""
-    return max(1, min(3, (os.cpu_count() or 1) // 4))
+    """Children to keep started ahead: one per three cores (their starts run side by side), 1 to 5. On an
+    H200 host (16 cores) a child's start took ~4.5 s and a compiled submission ~1.1 s, so three ahead left
+    a submission waiting for its child (0.59 s a submission, benchmarks/results/h200-2026-12-02b)."""
+    return max(1, min(5, (os.cpu_count() or 1) // 3))
 
 
 class WarmStart:

@@ -164,3 +164,29 @@ def test_a_task_longer_than_the_pipe_s_buffer_reaches_a_child_still_importing() 
     long = source_of("correct_torch") + "\n" + "# padding\n" * 20000  # 200 KB
     r = run_submission(make_task(long), isolate=False)
     assert r.verdict == "ok", r.reason
+
+
+def test_a_child_started_ahead_for_a_cuda_node_makes_its_cuda_context_while_it_waits() -> None:
+    """Limits.cuda_ahead: the CUDA context is made before the task comes (outside the device turn), so the
+    submission's own cuda_init is short. On a CPU machine the flag still reaches the child, whose failed
+    CUDA start is harmless: it serves its CPU task and says how long the try took."""
+    from autograder.kernels import Limits
+    from autograder.kernels.runner import _plan, _result
+
+    task = make_task(source_of("correct_torch"))
+    shape = Shape.of(task, bwrap_available())
+    assert shape.cuda_ahead == (task.device == "cuda")
+    assert not Shape.of(make_task(source_of("correct_torch"), limits=Limits(cuda_ahead=False)), True).cuda_ahead
+    assert Shape.of(make_task(source_of("correct_torch"), device="cuda"), True).cuda_ahead
+    forced = Shape(**{**shape.__dict__, "cuda_ahead": True})
+    started = spawn(forced)
+    assert started.proc is not None and "cuda-ahead" in started.proc.args
+    r = _result(task, started, _plan(task), time.perf_counter())
+    assert r.verdict == "ok", r.reason
+    assert "cuda_ahead" in r.phases and r.phases["cuda_ahead"] >= 0.0
+    if task.device == "cuda":  # KERNELS_DEVICE=cuda: the context was there when the task came
+        assert r.phases["cuda_init"] < r.phases["cuda_ahead"], r.phases
+    plain = spawn(shape if task.device != "cuda" else Shape(**{**shape.__dict__, "cuda_ahead": False}))
+    assert plain.proc is not None and "cuda-ahead" not in plain.proc.args
+    r2 = _result(task, plain, _plan(task), time.perf_counter())
+    assert r2.verdict == "ok" and "cuda_ahead" not in r2.phases
