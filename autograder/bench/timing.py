@@ -59,6 +59,10 @@ class TimingPolicy:
     #: 1,980 at the start), so without pauses a long kernel's median depends on what ran before it
     cooldown: float = 1.0
     cooldown_after_ms: float = 0.5
+    #: and after a sample busy for more than ``cooldown_floor_after_ms`` the pause lasts at least
+    #: ``cooldown_floor_ms`` (0: no floor)
+    cooldown_floor_ms: float = 0.0
+    cooldown_floor_after_ms: float = 10.0
     rotate_factor: float = 4.0  # rotated buffers span this many L2 sizes
     #: a graph of at least ``layouts_from_calls`` calls (a kernel of a few µs) is captured this many times,
     #: one after another, each over its own copies of the inputs, and each capture is sampled to its own
@@ -164,6 +168,14 @@ def _sync(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
+def _pause_ms(busy: float, policy: TimingPolicy) -> float:
+    """The idle time after a sample that kept the device busy ``busy`` ms (see ``TimingPolicy.cooldown``)."""
+    pause = busy * policy.cooldown
+    if busy > policy.cooldown_floor_after_ms:
+        pause = max(pause, policy.cooldown_floor_ms)
+    return pause
+
+
 def sample_until_stable(
     take: Callable[[], float], policy: TimingPolicy, busy_ms: Callable[[float], float] | None = None
 ) -> list[float]:
@@ -179,7 +191,7 @@ def sample_until_stable(
         if busy_ms is not None and policy.cooldown > 0:
             busy = busy_ms(samples[-1])
             if busy > policy.cooldown_after_ms:
-                time.sleep(busy * policy.cooldown / 1e3)
+                time.sleep(_pause_ms(busy, policy) / 1e3)
         n = len(samples)
         if n >= policy.max_samples or (n >= 3 and time.perf_counter() - t0 > policy.time_cap_s):
             return samples

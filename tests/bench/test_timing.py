@@ -106,6 +106,23 @@ def test_long_samples_are_followed_by_a_pause_and_short_ones_are_not():
     assert run(0.2, 1.0) < 20.0  # a short sample needs none
 
 
+def test_after_a_long_sample_the_pause_has_a_floor_and_a_short_one_keeps_its_own():
+    """A multiply of tens of ms runs into an H200's power limit even with a pause as long as itself: after a
+    sample busy for more than ``cooldown_floor_after_ms`` the pause lasts at least ``cooldown_floor_ms``."""
+    from autograder.bench.timing import _pause_ms, sample_until_stable
+
+    p = TimingPolicy(cooldown=1.0, cooldown_floor_ms=250.0, cooldown_floor_after_ms=10.0)
+    assert _pause_ms(46.0, p) == 250.0  # two 23 ms calls: the floor
+    assert _pause_ms(400.0, p) == 400.0  # longer than the floor: as long as the sample
+    assert _pause_ms(5.0, p) == 5.0  # under the floor's threshold: as long as the sample
+    assert _pause_ms(46.0, replace(p, cooldown_floor_ms=0.0)) == 46.0
+    assert _pause_ms(46.0, replace(p, cooldown=3.0)) == 250.0 and _pause_ms(100.0, replace(p, cooldown=3.0)) == 300.0
+    policy = replace(p, min_samples=3, max_samples=3, cooldown_floor_ms=60.0)
+    t = time.perf_counter()
+    sample_until_stable(lambda: 12.0, policy, busy_ms=lambda ms: ms)
+    assert (time.perf_counter() - t) * 1e3 >= 3 * 60.0
+
+
 def test_a_cpu_sample_counts_the_process_cpu_time_not_time_away_from_the_core():
     """Time the process spends off the CPU (here sleeping; on a loaded machine, waiting for a core other
     processes hold) is not counted by the default CPU clock; the wall clock counts it."""
