@@ -11,6 +11,8 @@ B. ``elementwise/fp32/2^6`` (a 1.2 µs add, graphs of ~800 calls, five captures)
    (a) right after the steady-clock top-up, as now; (b) the same after 1 s idle; (c) after 4 s of sustained
    bf16 multiplies (the sweep's preceding points) and the top-up; three rounds of the three, interleaved, then
    the probe (five fresh captures, the median of their best-of-30).
+C. The same add: the host time of one replay call of a ~1,000-node graph, and gpu_time at fixed graph lengths
+   (960, 1,100 calls) with and without a device spin before each replay's start event.
 Every row is a JSON line, printed and appended to OUT.
 """
 
@@ -112,6 +114,42 @@ def part_b(out: Path, spec, l2: int) -> None:
                "off": {c: [round(v / best - 1, 4) for v in meds[c]] for c in meds}})
 
 
+def part_c(out: Path, spec, l2: int) -> None:
+    """C. Does the host's launch of a ~1,000-node graph fall inside its events? The host time of one replay
+    call, and gpu_time of ``elementwise/fp32/2^6`` at fixed graph lengths with and without a device spin
+    before each start event, three independent measurements each: median, best, median/best."""
+    from autograder.bench.timing import _capture
+
+    wl = spec.workload
+    params = {"dtype": "float32", "log2_n": 6}
+    fn = wl.build("elementwise", params)
+    x = wl.inputs(params, DEV)
+    fn(*x)
+    for k in (960, 1100):
+        g = _capture(fn, [wl.inputs(params, DEV) for _ in range(k)], k, DEV)
+        torch.cuda.synchronize()
+        host = []
+        for _ in range(10):
+            torch.cuda._sleep(20_000_000)  # ~10 ms: the replay call returns before the device starts it
+            t = time.perf_counter()
+            g.replay()
+            host.append((time.perf_counter() - t) * 1e3)
+            torch.cuda.synchronize()
+        emit(out, {"part": "C", "k": k, "host_replay_ms": sorted(round(h, 4) for h in host)})
+        del g
+    fp = wl.work("elementwise", params).footprint
+    for rnd in range(3):
+        for k in (960, 1100):
+            for spin in (0, 4_000_000):
+                pol = TimingPolicy(graph_spin_cycles=spin)
+                bring_to_steady(DEV, min_s=0.1)
+                with pinned_host(DEV, pol):
+                    s, _, _ = gpu_time(fn, x, pol, l2, fp, calls=k)
+                emit(out, {"part": "C", "round": rnd, "k": k, "spin": spin, "n": len(s),
+                           "median_us": statistics.median(s) * 1e3, "best_us": min(s) * 1e3,
+                           "median_over_best": statistics.median(s) / min(s) - 1})
+
+
 def main() -> None:
     out = Path(sys.argv[1])
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -123,6 +161,8 @@ def main() -> None:
         part_a(out, spec, l2)
     if "B" in parts:
         part_b(out, spec, l2)
+    if "C" in parts:
+        part_c(out, spec, l2)
 
 
 if __name__ == "__main__":

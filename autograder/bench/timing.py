@@ -54,6 +54,12 @@ class TimingPolicy:
     #: (~10 µs) and the per-graph layout of its buffers weigh < 1 % (with 256 calls, two graphs of one
     #: case built in one process differed by up to 29 % on an H200)
     max_graph_calls: int = 4096
+    #: a graph sized to more than ``graph_min_calls_from`` calls (a kernel under ~4 µs) holds at least
+    #: ``graph_min_calls``: on an H200, graphs of 960-1,019 calls of a 1.3 µs add replayed in two regimes
+    #: (the median replay 4-25 % above the best), graphs of 1,040-1,208 calls within 1-2.4 %
+    #: (benchmarks/results/h200-2026-12-02c, calls 1-3)
+    graph_min_calls: int = 1100
+    graph_min_calls_from: int = 512
     #: after each sample that kept the GPU busy for more than ``cooldown_after_ms``, idle for ``cooldown``
     #: times its length: sustained matrix work drives an H200 into its power limit (SM 1,515 MHz against
     #: 1,980 at the start), so without pauses a long kernel's median depends on what ran before it
@@ -73,6 +79,9 @@ class TimingPolicy:
     #: ~1,500 nodes replayed alternately ran the add at 1.61–1.65 µs instead of 1.33–1.41.)
     graph_layouts: int = 5
     layouts_from_calls: int = 64
+    #: device cycles spun (``torch.cuda._sleep``) before each graph replay's start event, so that the device
+    #: is busy while the host launches the graph and the events time the graph's own work (0: no spin)
+    graph_spin_cycles: int = 0
     pin_thread: bool = True  # on a GPU host, pin the timing thread to one core while timing
     cpu_threads: int | None = 1  # torch intra-op threads while timing on a CPU (None: leave as is)
     cpu_min_sample_ms: float = 2.0  # on a CPU, back-to-back calls per sample until a sample lasts this long
@@ -290,8 +299,12 @@ def _cpu_sample(fn: Fn, x: Inputs, k: int, policy: TimingPolicy) -> Callable[[],
     return take
 
 
-def _calls_for(est_ms: float, policy: TimingPolicy) -> int:
-    return max(2, min(policy.max_graph_calls, math.ceil(policy.graph_target_ms / max(est_ms, 1e-4))))
+def _calls_for(est_ms: float, policy: TimingPolicy, graph: bool = True) -> int:
+    """Calls per sample for a call of ``est_ms``: a CUDA graph's length (``graph``), or a CPU sample's."""
+    k = max(2, min(policy.max_graph_calls, math.ceil(policy.graph_target_ms / max(est_ms, 1e-4))))
+    if graph and k > policy.graph_min_calls_from:
+        k = min(policy.max_graph_calls, max(k, policy.graph_min_calls))
+    return k
 
 
 def _graph_ms(fn: Fn, x: Inputs, device: torch.device, calls: int) -> float:
@@ -350,7 +363,7 @@ def gpu_time(
         est_ms = (time.perf_counter() - t0) * 1e3 / 3
 
     if device.type != "cuda":
-        k = _calls_for(est_ms, policy)
+        k = _calls_for(est_ms, policy, graph=False)
         k = max(k, min(10_000, math.ceil(policy.cpu_min_sample_ms / max(est_ms, 1e-4))))
         k = k if calls is None else max(1, calls)
 
@@ -379,6 +392,7 @@ def gpu_time(
 
     start = torch.cuda.Event(enable_timing=True)
     end = torch.cuda.Event(enable_timing=True)
+    spin = max(0, policy.graph_spin_cycles)
 
     def capture(j: int) -> Callable[[], float]:
         # each capture's inputs stay alive while its graph is sampled (a graph replays on the tensors it was
@@ -389,6 +403,8 @@ def gpu_time(
 
         def take() -> float:
             assert inputs
+            if spin:
+                torch.cuda._sleep(spin)
             start.record()
             graph.replay()
             end.record()

@@ -191,3 +191,20 @@ def test_captures_are_sampled_one_after_another_each_to_its_own_stop_and_all_hel
 
     assert len(sample_layouts(noisy, 4, slow_policy)) == sum(counts)
     assert len(counts) == 4 and all(3 <= c <= 26 for c in counts)
+
+
+def test_a_graph_of_a_kernel_of_a_few_us_holds_at_least_the_minimum_of_calls():
+    """Graphs of ~1,000 calls of a 1.3 µs add replayed in two regimes on an H200, longer ones did not: a graph
+    sized to more than ``graph_min_calls_from`` calls is lengthened to ``graph_min_calls``; shorter graphs
+    (longer kernels) and the cap are left as they are."""
+    from autograder.bench.timing import _calls_for
+
+    p = TimingPolicy()
+    assert _calls_for(0.0013, p) == 1539  # 2 ms of a 1.3 µs kernel: already long enough
+    assert _calls_for(0.0021, p) == 1100  # 953 calls sized: lengthened
+    assert _calls_for(0.0035, p) == 1100  # 572 sized: lengthened
+    assert _calls_for(0.005, p) == 400  # a 5 µs kernel: its own 400
+    assert _calls_for(5.0, p) == 2
+    assert _calls_for(0.0021, replace(p, max_graph_calls=1000)) == 1000  # the cap still holds
+    assert _calls_for(0.0021, TimingPolicy.quick()) == 16
+    assert _calls_for(0.0021, p, graph=False) == 953  # a CPU sample: no graph, no minimum
