@@ -20,9 +20,10 @@ compile), submissions an hour, the verdicts, and the mean seconds of each phase:
 start: bubblewrap, Python, torch and Triton imported; hidden when started ahead), child_start (what the
 submission waited for its child, from its task sent), turn_wait, torch_import (inside boot), cuda_ahead (the
 CUDA context made while waiting, inside boot), idle (the child waiting for its task, started ahead), cuda_init
-(the CUDA context in the device turn: short when it was made ahead), inputs, baseline, the student's import, compile = the first call,
-check, timing, the parent's verify; and for each good kernel the spread of its measured per-call medians
-over the run (making contexts ahead must not move them).  On a CPU Triton runs through its interpreter.
+(the CUDA context in the device turn: short when it was made ahead), inputs, baseline, the student's import,
+compile = the first call, check, timing, the parent's verify; and for each good kernel the spread of its
+measured per-call medians over the run (making contexts ahead must not move them).  On a CPU Triton runs
+through its interpreter.
 """
 
 from __future__ import annotations
