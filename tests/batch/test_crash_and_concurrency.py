@@ -33,6 +33,18 @@ def class_template(tmp_path_factory, course_template):
     return root
 
 
+@pytest.fixture(scope="module")
+def uninterrupted(class_template, tmp_path_factory):
+    """The class graded once by one uninterrupted `autograder grade` (records, gradebook rows, students with
+    rows): what both tests compare their crashed or concurrent runs with (each test used to grade its own copy
+    of the same class with the same command, for the same state)."""
+    clean = _copy(class_template, tmp_path_factory.mktemp("clean") / "course")
+    assert _run(clean).returncode == 0
+    expected = _state(clean)
+    assert len(expected[0]) == N and expected[2] == N
+    return expected
+
+
 def _copy(template: Path, dest: Path) -> Path:
     shutil.copytree(template, dest)
     return dest
@@ -69,12 +81,8 @@ def _n_records(course: Path) -> int:
     return len(list(d.glob("*.json"))) if d.is_dir() else 0
 
 
-def test_sigkill_at_several_points_then_resume_equals_an_uninterrupted_run(class_template, tmp_path):
-    clean = _copy(class_template, tmp_path / "clean")
-    assert _run(clean).returncode == 0
-    expected = _state(clean)
-    assert len(expected[0]) == N and expected[2] == N
-
+def test_sigkill_at_several_points_then_resume_equals_an_uninterrupted_run(class_template, uninterrupted, tmp_path):
+    expected = uninterrupted
     crashed = _copy(class_template, tmp_path / "crashed")
     _kill_when(crashed, lambda: _n_records(crashed) >= 5)            # early in grading
     assert 5 <= _n_records(crashed) < N, "the first kill must land mid-batch"
@@ -89,9 +97,7 @@ def test_sigkill_at_several_points_then_resume_equals_an_uninterrupted_run(class
     assert got[2] == N, "no submission missing, none twice"
 
 
-def test_two_graders_at_once_give_the_same_result_as_one(class_template, tmp_path):
-    single = _copy(class_template, tmp_path / "single")
-    assert _run(single).returncode == 0
+def test_two_graders_at_once_give_the_same_result_as_one(class_template, uninterrupted, tmp_path):
     twice = _copy(class_template, tmp_path / "twice")
     procs = [subprocess.Popen(_grade_cmd(twice), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for _ in range(2)]
@@ -99,4 +105,4 @@ def test_two_graders_at_once_give_the_same_result_as_one(class_template, tmp_pat
     for p, (out, err) in zip(procs, outs, strict=True):
         assert p.returncode == 0, err[-2000:]
         assert "database is locked" not in (out + err)
-    assert _state(twice) == _state(single)
+    assert _state(twice) == uninterrupted

@@ -37,17 +37,29 @@ def _set_manual(url, student, cell, score):
         gb.db.commit()
 
 
-@pytest.fixture()
-def graded(course):
+@pytest.fixture(scope="module")
+def graded_class(course_template, tmp_path_factory):
+    """A class of 24 graded once without touching the gradebook (records, submission timestamps): both
+    tests only read them (a changed record is a copy) and write only their own copies of the gradebook."""
+    course = tmp_path_factory.mktemp("bulk") / "course"
+    shutil.copytree(course_template, course)
     c, _ids = _setup(course, n=24)
     grade_class(c, A, workers=1, gradebook=False)
     records = RecordStore(c.records).all(A)
     stamps = {s.student: s.timestamp for s in find_submissions(c, c.spec(A))}
+    return c, records, stamps
+
+
+@pytest.fixture()
+def graded(graded_class, tmp_path):
+    """The graded class and two fresh copies of its gradebook as `nbgrader generate_assignment` left it, for
+    this test alone: one written row by row through nbgrader's API, one by the bulk writer."""
+    c, records, stamps = graded_class
     urls = {}
     for name in ("rows", "bulk"):
-        shutil.copy(course / "gradebook.db", course / f"{name}.db")
-        urls[name] = f"sqlite:///{course / f'{name}.db'}"
-    return c, records, stamps, urls
+        shutil.copy(c.root / "gradebook.db", tmp_path / f"{name}.db")
+        urls[name] = f"sqlite:///{tmp_path / f'{name}.db'}"
+    return c, list(records), dict(stamps), urls
 
 
 def test_bulk_rows_equal_nbgrader_api_rows_in_every_column(graded):
