@@ -979,6 +979,32 @@ _NOT_SAID = named('part.said_left_out',
     r"[^.!?\n()]{0,160}(?:\bnot (?:said|given|stated|explained|shown|discussed|covered|mentioned)\b|"
     r"\b(?:I|we)\s+(?:did|do)(?:\s+not|n['’]t)\s+(?:say|give|state|explain|show|discuss|cover|mention)\b|"
     r"\bno\s+(?:[\w-]+\s+){1,3}(?:given|stated|said|explained|mentioned)\b)[^.!?\n()]{0,160}", re.I)
+_ADMITS = named('part.admits_left_out',
+    "the answer says it left something of the asked explanation out or does not know it ('I did not work out the "
+    "ridge point', 'I'm not sure why', 'I don't know why', '(TF32 not explained.)'): a TA does not give it full",
+        ('I did not work out where the ridge point is.', "I didn't compute the bandwidth", "I'm not sure why the "
+         "library one is so slow", "I don't really know why the middle dips", '(No launches, no share given.)',
+         'Compiled: 5 kernels, I don\'t know why.', '(Where the time goes: not said.)',
+         "I'm honestly not 100% sure whether that is the traffic ratio", 'I did not really look into it'),
+        ('I was not sure whether that mattered, so I tried both', 'the overhead is not in the GPU time',
+         'it does not explain the speedup', 'we did it twice', 'no dispatch is paid'))(
+    r"\b(?:I|we)\s+(?:did|do|could|have|had)(?:\s+not|n['’]t)\s+(?:really\s+|properly\s+|actually\s+)?"
+    r"(?:say|give|state|explain|show|discuss|cover|mention|work\s+out|predict|check|look|compute|calculate|"
+    r"think|get\s+to|know|figure|address|answer)\b|"
+    r"\bnot\s+(?:said|given|stated|explained|discussed|covered|mentioned|answered|addressed)\b|"
+    r"\bno\s+(?:[\w-]+\s+){1,3}(?:given|stated|said|explained|mentioned)\b|"
+    r"\b(?:I|we)\s+(?:really\s+)?don['’]t\s+(?:really\s+)?know\b|"
+    r"\b(?:I['’]m|I\s+am|we['’]re|we\s+are)\s+(?:honestly\s+|really\s+|still\s+)?not\s+(?:\d+\s?%\s+)?sure\b|"
+    r"\bno\s+idea\b", re.I)
+
+
+def admits_left_out(text: str) -> str | None:
+    """Where the answer's own words (not a quoted prompt) say it leaves a part out or does not know it: the
+    words, else None."""
+    m = _ADMITS.search(_QUOTED.sub("", text))
+    return m.group(0) if m else None
+
+
 _QUOTED = named('part.quoted_prompt',
     "a markdown quote (a line opening with '>'): the prompt quoted back, not the answer's own words",
         ('> explain why the 1024 multiply', '  > Why TF32'),
@@ -999,6 +1025,11 @@ FORGIVING_FROM = 5
 #: instead of a misattributed one, or no bound on right facts, loses on v4, v6, v10 or the older corpora)
 NONE_MISSING = 2
 NONE_DERIVED = 3
+#: a wrong conclusion in an answer that leaves out a part of the asked explanation and states at most
+#: :data:`NONE_DERIVED` right facts (or leaves out :data:`NONE_MISSING` parts and states at most this many) is
+#: suggested none: the explanation given is the misconception (measured on the spent sets v3-v12, the
+#: suggestions in the TA's band: 8 more on v5, v9, v10, v11 and v12, 2 fewer on v8, none elsewhere)
+NONE_WRONG_DERIVED = 5
 
 
 def suggest(found: list[FoundNumber], wrong_conclusions: int = 0, missing: int = 0) -> tuple[float, int]:
@@ -1011,7 +1042,9 @@ def suggest(found: list[FoundNumber], wrong_conclusions: int = 0, missing: int =
     conclusion are not a right explanation. Each part of the asked explanation left out (``missing``) costs
     a quarter, and full credit needs none. A misattributed figure in an answer that leaves out
     :data:`NONE_MISSING` parts and states at most :data:`NONE_DERIVED` right facts is suggested none: the
-    figures it has right restate what the lesson hands out, the explanation asked for is not there."""
+    figures it has right restate what the lesson hands out, the explanation asked for is not there. So is a wrong
+    conclusion in an answer that leaves out a part and states at most :data:`NONE_DERIVED` right facts (two parts
+    and :data:`NONE_WRONG_DERIVED` facts): the misconception stands where the explanation was asked."""
     derived = {f.matches for f in found if f.verdict == "match"}
     slips = sum(f.verdict in ("misattributed", "unmatched") for f in found)
     if not derived:
@@ -1027,6 +1060,9 @@ def suggest(found: list[FoundNumber], wrong_conclusions: int = 0, missing: int =
     if (any(f.verdict == "misattributed" for f in found) and missing >= NONE_MISSING
             and len(derived) <= NONE_DERIVED):
         return 0.0, len(derived)  # another's figure and most of the asked explanation left out: nothing to credit
+    if wrong_conclusions and ((missing >= 1 and len(derived) <= NONE_DERIVED)
+                              or (missing >= NONE_MISSING and len(derived) <= NONE_WRONG_DERIVED)):
+        return 0.0, len(derived)  # the misconception instead of the asked explanation: nothing to credit
     return max(0.25, fraction), len(derived)
 
 
@@ -1149,6 +1185,9 @@ def grade_explanation(
     fraction, derived = suggest(found, len(wrong), len(missing) + unitless)
     if terse:  # right figures without an explanation in words: never full, and no further cost
         fraction = min(fraction, 0.75)
+    admitted = admits_left_out(text) if found else None
+    if admitted:  # "I did not work out the ridge point": the answer says a part is not there, never full
+        fraction = min(fraction, 0.75)
     flags: list[str] = []
     stripped = text.strip()
     if not stripped or stripped == "YOUR ANSWER HERE":
@@ -1173,6 +1212,8 @@ def grade_explanation(
             flags.append("no_units")
         if terse:
             flags.append("terse")
+        if admitted:
+            flags.append("admits_left_out")
         comment = (
             f"{PREREAD} found {len(found)} number(s), {derived} distinct fact(s) of the work model "
             f"or reference stated right: " + "; ".join(_describe(f) for f in found) + "."
@@ -1182,8 +1223,10 @@ def grade_explanation(
                else "")
             + (f" Figures without an explanation: {words} word(s) of its own besides the figures and pasted "
                "output ✗." if terse else "")
+            + (f" The answer says it leaves something out ('{admitted}') ✗." if admitted else "")
             + f" Suggested {fraction * ex.points:.2f}/{ex.points:g}"
-            + (" (at most half: a wrong conclusion)." if wrong and derived else ".")
+            + (" (none: a wrong conclusion where the asked explanation is left out)." if wrong and derived
+               and fraction == 0 else " (at most half: a wrong conclusion)." if wrong and derived else ".")
         )
     if numbers > MAX_NUMBERS:
         flags.append("too_many_numbers")

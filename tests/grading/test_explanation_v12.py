@@ -1,0 +1,68 @@
+"""What the spent twelfth blind set (benchmarks/explanation_heldout_v12) and the sets before it still showed after
+preread11, each probed with sentences of our own against the twelfth set's frozen H200 references: a wrong
+conclusion in an answer that leaves the asked explanation out suggested partial credit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from autograder.preread.explanations import NONE_DERIVED, NONE_MISSING, NONE_WRONG_DERIVED, suggest
+from autograder.records import FoundNumber
+
+from .test_explanation_false_credits import frozen, grade
+
+REPO = Path(__file__).resolve().parents[2]
+LESSONS = ("03_roofline", "04_fusion", "05_softmax", "06_fused_kernel")
+
+
+@pytest.fixture(scope="module")
+def twelfth():
+    """Every lesson against the twelfth blind set's frozen H200 references."""
+    return frozen(REPO / "benchmarks" / "explanation_heldout_v12" / "references", LESSONS)
+
+
+def _found(verdict: str, matches: str | None = "a fact") -> FoundNumber:
+    return FoundNumber(text="1", value=1.0, unit="", kind="time", verdict=verdict,
+                       matches=matches if verdict == "match" else None)
+
+
+def test_a_wrong_conclusion_where_the_explanation_is_left_out_is_suggested_none():
+    right = [_found("match", f"fact {i}") for i in range(NONE_WRONG_DERIVED + 1)]
+    assert suggest(right[:NONE_DERIVED], wrong_conclusions=1, missing=1)[0] == 0.0
+    assert suggest(right[:NONE_WRONG_DERIVED], wrong_conclusions=1, missing=NONE_MISSING)[0] == 0.0
+    # no part left out, more right facts, or no wrong conclusion: some credit
+    assert suggest(right[:NONE_DERIVED], wrong_conclusions=1, missing=0)[0] == 0.5
+    assert suggest(right[:NONE_DERIVED + 1], wrong_conclusions=1, missing=1)[0] == 0.5
+    assert suggest(right, wrong_conclusions=1, missing=NONE_MISSING)[0] == 0.25
+    assert suggest(right[:NONE_DERIVED], missing=1)[0] == 0.75
+
+
+def test_a_bound_claim_the_intensities_contradict_with_the_tiles_left_out_is_suggested_none(twelfth):
+    g = grade(twelfth, "03_roofline", "explain_small",
+              "At 1024 the multiply is memory bound: its intensity is 341 FLOP/B, below the ridge of 180 FLOP/B, "
+              "so it reaches only 360 TFLOP/s.")
+    assert "wrong_conclusion" in g.flags and "missing_part" in g.flags, g.comment
+    assert g.suggested_fraction == 0.0 and "none: a wrong conclusion" in g.comment, g.comment
+    right = grade(twelfth, "03_roofline", "explain_small",
+                  "At 1024 the multiply is compute bound: its intensity is 341 FLOP/B, above the ridge of 180 FLOP/B, "
+                  "so it reaches only 360 TFLOP/s.")
+    assert "wrong_conclusion" not in right.flags and right.suggested_fraction > 0, right.comment
+
+
+def test_an_answer_that_says_it_left_a_part_out_is_never_suggested_full(twelfth):
+    said = ("Eager: 5 kernels, 268 MB, 2,041 GB/s. Compiled: 1 kernel, 67 MB, 1,631 GB/s. The GPU-time speedup is "
+            "3.2x against a traffic ratio of 4: short, because the fused kernel reaches a lower bandwidth.")
+    g = grade(twelfth, "05_softmax", "explain_fusion", said)
+    assert g.suggested_fraction == 1.0, g.comment
+    for admitted in (" I did not work out why its bandwidth is lower.", " I'm not sure why it is slower per byte.",
+                     " (Why the bandwidth is lower: not explained.)", " I don't really know why."):
+        capped = grade(twelfth, "05_softmax", "explain_fusion", said + admitted)
+        assert capped.suggested_fraction == 0.75 and "admits_left_out" in capped.flags, capped.comment
+        assert "says it leaves something out" in capped.comment, capped.comment
+    # a doubt the answer resolved, or a quoted prompt's question, is no gap
+    for fine in (" I was not sure whether the block size mattered, so I tried both.",
+                 "\n\n> I don't know: does the speedup match the traffic ratio?"):
+        ok = grade(twelfth, "05_softmax", "explain_fusion", said + fine)
+        assert ok.suggested_fraction == 1.0 and "admits_left_out" not in ok.flags, ok.comment
