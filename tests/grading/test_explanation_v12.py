@@ -66,3 +66,24 @@ def test_an_answer_that_says_it_left_a_part_out_is_never_suggested_full(twelfth)
                  "\n\n> I don't know: does the speedup match the traffic ratio?"):
         ok = grade(twelfth, "05_softmax", "explain_fusion", said + fine)
         assert ok.suggested_fraction == 1.0 and "admits_left_out" not in ok.flags, ok.comment
+
+
+def test_a_factor_of_the_copy_roofline_is_the_kernels_share_of_it(twelfth):
+    for said in ("Mine: 268 MB in 65.2 µs, 4.12 TB/s = 1.01 × the copy roofline.",
+                 "Mine: 2.684e8 B in 6.52e-5 s, 4.12e12 B/s, 1.01e0 × copy roofline.",
+                 r"$BW_{mine} = 4.12\,\mathrm{TB/s} = 1.01\,BW_{copy}$"):
+        g = grade(twelfth, "06_fused_kernel", "explain_kernel", said)
+        f = next(f for f in g.found if f.text.startswith("1.01"))
+        assert f.verdict == "match" and "share of the copy roofline" in (f.matches or ""), g.comment
+    # a factor of anything else is still a ratio: "4.02x faster" is the speedup
+    g = grade(twelfth, "06_fused_kernel", "explain_kernel", "In GPU time mine is 4.02x faster than eager.")
+    assert g.found[0].kind == "ratio" and g.found[0].verdict == "match", g.comment
+
+
+def test_the_speedup_written_approximately_equal_to_the_byte_ratio_answers_the_ratio_part(twelfth):
+    said = (r"$B_{mine} = 2.68\times10^8$ B in 1 launch, $B_{eager} = 1.07\times10^9$ B in 4. $t_{mine} = 65.2\,\mu s "
+            r"\Rightarrow 4.12$ TB/s. $S = 262/65.2 = 4.02 \approx B_{eager}/B_{mine}$: both memory-bound.")
+    g = grade(twelfth, "06_fused_kernel", "explain_kernel", said)
+    assert "missing_part" not in g.flags, g.comment
+    g = grade(twelfth, "06_fused_kernel", "explain_kernel", said.replace(r"\approx B_{eager}/B_{mine}", ""))
+    assert "missing_part" in g.flags and "traffic ratio" in g.comment, g.comment
