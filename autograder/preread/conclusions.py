@@ -248,9 +248,35 @@ def misconceptions(masked: str, sentences: list[tuple[int, int]], names: list[Me
                 _OPTIMISATION.search(masked, max(a, a + denied.start() - 40), a + denied.start())
                 or any(a + denied.start() - 40 <= p < a + denied.start() for p in starts)):
             why = f"the GPU time shows a {_gpu_gain(ref, case):.2g}x difference between the variants"
+        elif ((short := _PER_CALL_AGAINST_BYTES.search(s)) and WALL.search(s, 0, short.start()) and not GPU.search(s)
+              and not _OVERHEAD_NAMED.search(s) and _gpu_gain(ref, case) > 1.5):
+            why = ("a per-call speedup held against the traffic ratio: a call pays its CPU dispatch as well, the "
+                   "bytes saved show in the GPU time")
         if why is not None:
             out.append(Conclusion(s.strip()[:60], (a, b), False, f"'{s.strip()[:80]}': {why}"))
     return out
+
+
+_PER_CALL_AGAINST_BYTES = rule(
+    "misconception.per_call_against_bytes",
+    "a speedup said to fall short of the bytes saved ('only gives 1.44x even though it moves 4x fewer bytes', "
+    "'2.36x, well below the traffic ratio', 'although it cuts the traffic by 4x'): in a sentence of per-call "
+    "times, the lesson's misconception that wall time shows what fusion saves",
+    r"\b(?:only|just|barely)\s+(?:gives?|reaches|gets|achieves|is)\b[^;\n]{0,40}?\b(?:even though|although|though|"
+    r"despite|while)\b[^;\n]{0,40}?\b(?:bytes|traffic)\b|"
+    r"\b(?:well|far|way|much)\s+(?:below|short of|under|less than)\s+(?:the\s+)?(?:\w+\s+)?(?:traffic|byte)[- ]?ratio\b",
+    ("so fusion only gives 1.44x even though it moves 4x fewer bytes", "the speedup is 2.36x, well below the "
+     "traffic ratio", "fusion only gives 1.44x although it cuts the traffic by 4x", "far below the traffic ratio"),
+    ("the speedup is 3.2x, a bit below the traffic ratio", "it only gives 1.44x per call", "the traffic ratio is 4"),
+)
+_OVERHEAD_NAMED = rule(
+    "conclusion.overhead_named",
+    "what a call pays besides its kernels named: dispatch, overhead, CPU, Python, guards, host, latency",
+    r"\b(?:dispatch\w*|overheads?|cpu|python|guards?|host|latenc\w*|wrapper|interpreter|launch(?:es|ing)?\s+"
+    r"costs?)\b",
+    ("the CPU dispatch", "Python overhead", "Dynamo's guards", "host side"),
+    ("the bytes", "the traffic ratio"),
+)
 
 
 #: a kernel this long (GPU time, ms) dwarfs what launching it costs (a few µs, and none inside a CUDA graph)

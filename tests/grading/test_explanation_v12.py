@@ -87,3 +87,17 @@ def test_the_speedup_written_approximately_equal_to_the_byte_ratio_answers_the_r
     assert "missing_part" not in g.flags, g.comment
     g = grade(twelfth, "06_fused_kernel", "explain_kernel", said.replace(r"\approx B_{eager}/B_{mine}", ""))
     assert "missing_part" in g.flags and "traffic ratio" in g.comment, g.comment
+
+
+def test_a_per_call_speedup_held_against_the_bytes_saved_is_a_wrong_conclusion(twelfth):
+    for said in ("Per call I timed eager at 157 µs and compiled at 109 µs, so fusion only gives 1.44x even though "
+                 "it moves 4x fewer bytes.",
+                 "Eager takes 157 µs per call and compiled 109 µs: the speedup is 1.44x, far below the traffic ratio."):
+        g = grade(twelfth, "05_softmax", "explain_fusion", said)
+        assert "wrong_conclusion" in g.flags and "per-call speedup" in g.comment, g.comment
+    # the same figures explained by what a call pays, or GPU time held against the ratio: no wrong conclusion
+    for fine in ("Per call I timed eager at 157 µs and compiled at 109 µs, so fusion only gives 1.44x even though it "
+                 "moves 4x fewer bytes: each call also pays the CPU dispatch.",
+                 "In GPU time eager takes 131 µs and compiled 41 µs: 3.2x, well below the traffic ratio of 4."):
+        g = grade(twelfth, "05_softmax", "explain_fusion", fine)
+        assert "wrong_conclusion" not in g.flags, g.comment
