@@ -884,6 +884,25 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
 #: kinds whose figures are sparse enough across a lesson's cases that a number equal to one of them (to within
 #: :data:`CLOSE`) was quoted from it: not ratios, shares or counts (a sweep is dense in those)
 _QUOTABLE = frozenset({"bytes", "time", "bandwidth", "flop_rate", "flops", "intensity"})
+#: ... ratios and shares are dense: one written to two digits or more is another case's only where it equals that
+#: case's to within half a unit of its own last digit ("47 %" is 1024's 0.467 of the peak in a 4096 cell; "4.2x"
+#: fp32's speedup); a one-digit "3x" is any case's (measured on v3-v12: 24 more misattributions named, 27 more names)
+_DENSE = frozenset({"ratio", "fraction"})
+
+
+def _last_digit(shown: str) -> float:
+    """Half a unit of the last digit of the number ``shown``, relative to it ("4.2x" -> 1.2 %, "47 %" -> 1.1 %)."""
+    m = re.search(r"\d[\d,.]*", shown)
+    if m is None:
+        return 0.0
+    digits = m.group(0).replace(",", ".") if re.fullmatch(r"\d+,\d{1,2}", m.group(0)) else m.group(0).replace(",", "")
+    digits = digits.rstrip(".")
+    try:
+        value = float(digits)
+    except ValueError:
+        return 0.0
+    decimals = len(digits.split(".")[1]) if "." in digits else 0
+    return 0.5 * 10 ** -decimals / value if value else 0.0
 
 
 def _other_dtype_ceiling(c: Candidate, ctx: Context, book: FactBook) -> bool:
@@ -929,15 +948,19 @@ def _quoted_from_elsewhere(s: Stated, book: FactBook, params: Mapping[str, Param
     (:data:`CLOSE`): the student quoted it (another size's time, another dtype's bytes) as this case's.
     Bisection in the book's sorted figures: a number costs a logarithm, not a pass over every case."""
     best: tuple[float, Candidate] | None = None
+    tol = min(CLOSE, _last_digit(s.text))
+    digits = re.search(r"\d[\d,.]*", s.text)
+    two = digits is not None and len(re.sub(r"\D", "", digits.group(0)).strip("0")) >= 2
     for r in s.readings:
-        if r.kind not in _QUOTABLE or r.value <= 0 or s.low is not None:
+        if r.kind not in (_QUOTABLE | _DENSE if two else _QUOTABLE) or r.value <= 0 or s.low is not None:
             continue
         values, cands = book.anywhere(r.kind)
         i = bisect.bisect_left(values, r.value / (1 + CLOSE))
         while i < len(values) and values[i] <= r.value * (1 + CLOSE):
             c = cands[i]
             err = abs(r.value - c.fact.value) / c.fact.value
-            if (err <= CLOSE and dict(c.fact.params or {}) != dict(params) and (best is None or err < best[0])
+            if (err <= (tol if r.kind in _DENSE else CLOSE) and dict(c.fact.params or {}) != dict(params)
+                    and (best is None or err < best[0])
                     and (variant_named or not _memory_bound_rate(c, book, c.fact.params or {}))):
                 best = (err, c)
             i += 1
@@ -1129,6 +1152,69 @@ def own_words(text: str, framed_blocks: Iterable[tuple[str, int, int]], figures:
 _REPORTED = frozenset({"match", "given", "misattributed"})
 
 
+#: a sentence that lists this many speedups ("Wall speedup: 1.03, 0.72, 0.67, 0.81 from 2^12 to 2^28") walks
+#: through a sweep's points
+SWEEP_LIST = 3
+#: a listed speedup is a sweep point when it equals one to within half a unit of its last digit, at least this
+LIST_TOL = 0.005
+
+
+def _sweep_point(a: Attributed, book: FactBook, case: Mapping[str, ParamValue], named: bool = False
+                 ) -> Candidate | None:
+    """The sweep point a speedup listed with others equals: the same timing method's speedup of two variants
+    (the method its sentence names last before it; either, if none, unless ``named``) at a case of the cell's
+    dtype, to within half a unit of its last digit (:data:`LIST_TOL` at least, :data:`CLOSE` at most)."""
+    s, ctx = a.stated, a.context
+    tol = min(CLOSE, max(LIST_TOL, _last_digit(s.text)))
+    before = ctx.sentence[:max(0, s.start - ctx.offset)]
+    cue = max(((m.start(), fam) for fam, pat in (("wall", WALL), ("gpu", GPU)) for m in pat.finditer(before)),
+              default=(0, None))[1]
+    if named and cue is None:
+        return None
+    best: tuple[float, Candidate] | None = None
+    for p in book.known_cases():
+        if p.get("dtype") != case.get("dtype"):
+            continue
+        for c in book.of_kind(p, "ratio"):
+            f = c.fact
+            if (f.topic != "speedup" or f.given or c.dtypes is not None or f.ratio_of is None
+                    or (cue is not None and _family(f.method) != cue)):
+                continue
+            err = abs(s.value - f.value) / f.value
+            if err <= tol and (best is None or err < best[0]):
+                best = (err, c)
+    return best[1] if best else None
+
+
+def _sizes_in(mentioned: Iterable[Mention], lo: int, hi: int) -> int:
+    """How many distinct sizes (cases apart from the dtype) the answer names between ``lo`` and ``hi``."""
+    return len({tuple(sorted((k, v) for k, v in m.params.items() if k != "dtype"))
+                for m in mentioned if m.params and lo <= m.start < hi} - {()})
+
+
+def _credit_sweep_lists(judged: list[tuple[Attributed, FoundNumber]], book: FactBook,
+                        case: Mapping[str, ParamValue], mentioned: list[Mention],
+                        walks: bool) -> list[tuple[Attributed, FoundNumber]]:
+    """Speedups a sentence lists with :data:`SWEEP_LIST` - 1 or more others, in an answer that walks the sweep or a
+    sentence that names two sizes or more ("from 2^12 to 2^28"), that match nothing here (or another case's figure,
+    where the sentence names the method), each credited as the sweep point it equals (``_sweep_point``): a walk
+    through the sweep, not figures quoted as this case's."""
+    per_sentence: dict[int, int] = {}
+    for a, _ in judged:
+        if a.stated.kind == "ratio":
+            per_sentence[a.context.offset] = per_sentence.get(a.context.offset, 0) + 1
+    out = []
+    for a, f in judged:
+        ctx = a.context
+        if (f.verdict in ("unmatched", "misattributed") and a.stated.kind == "ratio" and a.stated.low is None
+                and per_sentence.get(ctx.offset, 0) >= SWEEP_LIST
+                and (walks or _sizes_in(mentioned, ctx.offset, ctx.offset + len(ctx.sentence)) >= 2)
+                and (point := _sweep_point(a, book, case, f.verdict == "misattributed")) is not None):
+            f = f.model_copy(update={"verdict": "match", "matches": point.fact.label, "of": None})
+        out.append((a, f))
+    return out
+
+
 #: an answer that names this many sizes (cases apart from the dtype) walks through a sweep
 SWEEP_SIZES = 3
 
@@ -1162,6 +1248,7 @@ def grade_explanation(
     judged = [(a, f) for a in attributed
               if (f := judge(a, book, text, rel_tol, ix, blocks_laid_out, walks)).verdict in _REPORTED
               or not a.stated.inferred]
+    judged = _credit_sweep_lists(judged, book, case, framed.mentioned, walks)
     found = [_back(f, original, origin) for _, f in judged]
     # right figures of a dimension (bytes, time, bandwidth, ...) that the answer wrote without any unit
     # (in prose: a table's header or pasted output's keys say the units a cell leaves off)

@@ -101,3 +101,29 @@ def test_a_per_call_speedup_held_against_the_bytes_saved_is_a_wrong_conclusion(t
                  "In GPU time eager takes 131 µs and compiled 41 µs: 3.2x, well below the traffic ratio of 4."):
         g = grade(twelfth, "05_softmax", "explain_fusion", fine)
         assert "wrong_conclusion" not in g.flags, g.comment
+
+
+def test_another_cases_share_or_speedup_to_its_last_digit_is_misattributed(twelfth):
+    # bf16 at 1024 reaches 0.467 of the peak; the cell's case (4096) about 1.02
+    g = grade(twelfth, "03_roofline", "explain_intensity",
+              "The multiply is compute-bound; it ran at about 47 % of the peak, the add at the copy roofline.")
+    f = next(f for f in g.found if f.text.startswith("47"))
+    assert f.verdict == "misattributed" and "another case" in (f.actually or ""), g.comment
+    # one digit is any case's: not named
+    g = grade(twelfth, "04_fusion", "explain_headline", "Eager launches 4 kernels, so it should be 3x slower.")
+    assert all(f.verdict != "misattributed" for f in g.found if f.kind == "ratio"), g.comment
+
+
+def test_a_listed_sweep_of_speedups_is_credited_point_by_point(twelfth):
+    said = "Wall speedup: 1.03, 0.72, 0.67, 0.81, 0.93, 2.07, 3.44 from 2^12 to 2^28. Launches 4 vs 1."
+    g = grade(twelfth, "04_fusion", "explain_sweep", said)
+    listed = [f for f in g.found if f.kind == "ratio"]
+    assert len(listed) == 7 and all(f.verdict == "match" for f in listed), g.comment
+    assert sum("wall_per_call" in (f.matches or "") for f in listed) >= 6, g.comment  # 3.44: also near the ratio 4
+    # the same figures said of GPU time are not GPU time's sweep points
+    g = grade(twelfth, "04_fusion", "explain_sweep", said.replace("Wall speedup", "GPU-time speedup"))
+    points = {f.text: f.verdict for f in g.found}
+    assert [points[t] for t in ("0.72", "0.67", "0.81", "2.07")] == ["misattributed"] * 4, g.comment
+    # two speedups are no list: another case's figure stays unmatched or named
+    g = grade(twelfth, "04_fusion", "explain_sweep", "Wall speedup: 0.72 and 0.81 at 2^24.")
+    assert next(f for f in g.found if f.text == "0.72").verdict == "misattributed", g.comment
