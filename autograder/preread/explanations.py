@@ -884,10 +884,15 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
 #: kinds whose figures are sparse enough across a lesson's cases that a number equal to one of them (to within
 #: :data:`CLOSE`) was quoted from it: not ratios, shares or counts (a sweep is dense in those)
 _QUOTABLE = frozenset({"bytes", "time", "bandwidth", "flop_rate", "flops", "intensity"})
-#: ... ratios and shares are dense: one written to two digits or more is another case's only where it equals that
-#: case's to within half a unit of its own last digit ("47 %" is 1024's 0.467 of the peak in a 4096 cell; "4.2x"
-#: fp32's speedup); a one-digit "3x" is any case's (measured on v3-v12: 24 more misattributions named, 27 more names)
-_DENSE = frozenset({"ratio", "fraction"})
+#: ... shares and ratios are dense: one written to this many significant digits or more is another case's only where
+#: it equals that case's figure to within half a unit of its last digit (a share: of a case one parameter away):
+#: "47 %" is 1024's 0.467 of the peak in a 4096 cell, "3.08x" fp32's per-call speedup; a "1.5x" may be any case's
+_DENSE = {"fraction": 2, "ratio": 3}
+
+
+def _one_away(p: Mapping[str, ParamValue], q: Mapping[str, ParamValue]) -> bool:
+    """Whether two cases differ in exactly one parameter (another size, or another dtype)."""
+    return set(p) == set(q) and sum(p[k] != q[k] for k in p) == 1
 
 
 def _last_digit(shown: str) -> float:
@@ -950,9 +955,9 @@ def _quoted_from_elsewhere(s: Stated, book: FactBook, params: Mapping[str, Param
     best: tuple[float, Candidate] | None = None
     tol = min(CLOSE, _last_digit(s.text))
     digits = re.search(r"\d[\d,.]*", s.text)
-    two = digits is not None and len(re.sub(r"\D", "", digits.group(0)).strip("0")) >= 2
+    shown = len(re.sub(r"\D", "", digits.group(0)).strip("0")) if digits is not None else 0
     for r in s.readings:
-        if r.kind not in (_QUOTABLE | _DENSE if two else _QUOTABLE) or r.value <= 0 or s.low is not None:
+        if (r.kind not in _QUOTABLE and shown < _DENSE.get(r.kind, 99)) or r.value <= 0 or s.low is not None:
             continue
         values, cands = book.anywhere(r.kind)
         i = bisect.bisect_left(values, r.value / (1 + CLOSE))
@@ -960,6 +965,7 @@ def _quoted_from_elsewhere(s: Stated, book: FactBook, params: Mapping[str, Param
             c = cands[i]
             err = abs(r.value - c.fact.value) / c.fact.value
             if (err <= (tol if r.kind in _DENSE else CLOSE) and dict(c.fact.params or {}) != dict(params)
+                    and (r.kind != "fraction" or _one_away(c.fact.params or {}, params))
                     and (best is None or err < best[0])
                     and (variant_named or not _memory_bound_rate(c, book, c.fact.params or {}))):
                 best = (err, c)
