@@ -181,8 +181,10 @@ _EXPLAINS = rule(
     "words that make the one cause of a figure: 'must be', 'can only be', 'is just', 'is all' (not 'comes from': "
     "a kernel boundary costs time even in a CUDA graph)",
     r"\b(?:must be|has to be|can only be|is (?:just|only|all|simply|entirely|purely)|muss|debe ser|doit être|"
-    r"deve ser)\b",
-    ("must be launch overhead", "the gap is just launch overhead", "can only be the launch overhead"),
+    r"deve ser)\b|"
+    r"\b(?:gap|difference|shortfall)\b[^.;]{0,30}\bis\s+(?:the\s+|some\s+)?(?:kernel\s+)?(?:launch|dispatch)\b",
+    ("must be launch overhead", "the gap is just launch overhead", "can only be the launch overhead",
+     "The gap to the ratio is the launch overhead of the four extra eager kernels"),
     ("is faster", "comes from launching 4 kernels"),
 )
 _GROWS = rule(

@@ -138,3 +138,15 @@ def test_gpu_time_per_call_is_gpu_time(twelfth):
     verdicts = {f.text: f.verdict for f in g.found}
     assert verdicts["0.1315 ms"] == verdicts["41,130 ns"] == "match", g.comment
     assert verdicts["157 us"] == verdicts["109 us"] == "match", g.comment
+
+
+def test_the_gap_to_the_ratio_said_to_be_launch_overhead_in_gpu_time_is_a_wrong_conclusion(twelfth):
+    said = ("Bytes 268 MB in 5 launches vs 67 MB in 1; GPU times 131.5 µs and 41.1 µs. Speedup 3.2 vs ratio 4. "
+            "The gap to the ratio is the launch overhead of the four extra eager kernels, which the GPU-time method "
+            "still counts.")
+    g = grade(twelfth, "05_softmax", "explain_fusion", said)
+    assert "wrong_conclusion" in g.flags and g.suggested_fraction <= 0.5, g.comment
+    ok = grade(twelfth, "05_softmax", "explain_fusion", said.replace(
+        "The gap to the ratio is the launch overhead of the four extra eager kernels, which the GPU-time method "
+        "still counts.", "The gap to the ratio is the fused kernel's lower bandwidth."))
+    assert "wrong_conclusion" not in ok.flags, ok.comment
