@@ -266,7 +266,8 @@ _PER_CALL_AGAINST_BYTES = rule(
     "times, the lesson's misconception that wall time shows what fusion saves",
     r"\b(?:only|just|barely)\s+(?:gives?|reaches|gets|achieves|is)\b[^;\n]{0,40}?\b(?:even though|although|though|"
     r"despite|while)\b[^;\n]{0,40}?\b(?:bytes|traffic)\b|"
-    r"\b(?:well|far|way|much)\s+(?:below|short of|under|less than)\s+(?:the\s+)?(?:\w+\s+)?(?:traffic|byte)[- ]?ratio\b",
+    r"\b(?:well|far|way|much)\s+(?:below|short of|under|less than)\s+(?:the\s+)?(?:\w+\s+)?"
+    r"(?:traffic|byte)[- ]?ratio\b",
     ("so fusion only gives 1.44x even though it moves 4x fewer bytes", "the speedup is 2.36x, well below the "
      "traffic ratio", "fusion only gives 1.44x although it cuts the traffic by 4x", "far below the traffic ratio"),
     ("the speedup is 3.2x, a bit below the traffic ratio", "it only gives 1.44x per call", "the traffic ratio is 4"),

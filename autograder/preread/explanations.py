@@ -1163,39 +1163,51 @@ _REPORTED = frozenset({"match", "given", "misattributed"})
 SWEEP_LIST = 3
 #: a listed speedup is a sweep point when it equals one to within half a unit of its last digit, at least this
 LIST_TOL = 0.005
+#: how far back in its sentence a listed speedup looks for the timing method it is of (characters: bounded, so
+#: that a hostile endless sentence costs linear time)
+LIST_CUE_BACK = 240
 
 
-def _sweep_point(a: Attributed, book: FactBook, case: Mapping[str, ParamValue], named: bool = False
+def _sweep_points(book: FactBook, case: Mapping[str, ParamValue]) -> tuple[list[float], list[Candidate]]:
+    """Every speedup of two variants at a case of the cell's dtype (a sweep's points), sorted by value."""
+    cands = sorted((c for p in book.known_cases() if p.get("dtype") == case.get("dtype")
+                    for c in book.of_kind(p, "ratio")
+                    if c.fact.topic == "speedup" and not c.fact.given and c.dtypes is None
+                    and c.fact.ratio_of is not None and c.fact.value > 0), key=lambda c: c.fact.value)
+    return [c.fact.value for c in cands], cands
+
+
+def _sweep_point(a: Attributed, points: tuple[list[float], list[Candidate]], named: bool = False
                  ) -> Candidate | None:
     """The sweep point a speedup listed with others equals: the same timing method's speedup of two variants
     (the method its sentence names last before it; either, if none, unless ``named``) at a case of the cell's
-    dtype, to within half a unit of its last digit (:data:`LIST_TOL` at least, :data:`CLOSE` at most)."""
+    dtype (``points``, from :func:`_sweep_points`), to within half a unit of its last digit (:data:`LIST_TOL` at
+    least, :data:`CLOSE` at most). Bisection: a number costs a logarithm, not a pass over every case."""
     s, ctx = a.stated, a.context
     tol = min(CLOSE, max(LIST_TOL, _last_digit(s.text)))
-    before = ctx.sentence[:max(0, s.start - ctx.offset)]
+    before = ctx.sentence[:max(0, s.start - ctx.offset)][-LIST_CUE_BACK:]
     cue = max(((m.start(), fam) for fam, pat in (("wall", WALL), ("gpu", GPU)) for m in pat.finditer(before)),
               default=(0, None))[1]
     if named and cue is None:
         return None
+    values, cands = points
     best: tuple[float, Candidate] | None = None
-    for p in book.known_cases():
-        if p.get("dtype") != case.get("dtype"):
-            continue
-        for c in book.of_kind(p, "ratio"):
-            f = c.fact
-            if (f.topic != "speedup" or f.given or c.dtypes is not None or f.ratio_of is None
-                    or (cue is not None and _family(f.method) != cue)):
-                continue
-            err = abs(s.value - f.value) / f.value
-            if err <= tol and (best is None or err < best[0]):
-                best = (err, c)
+    i = bisect.bisect_left(values, s.value / (1 + tol))
+    while i < len(values) and values[i] <= s.value * (1 + tol):
+        c = cands[i]
+        err = abs(s.value - c.fact.value) / c.fact.value
+        if (cue is None or _family(c.fact.method) == cue) and err <= tol and (best is None or err < best[0]):
+            best = (err, c)
+        i += 1
     return best[1] if best else None
 
 
-def _sizes_in(mentioned: Iterable[Mention], lo: int, hi: int) -> int:
-    """How many distinct sizes (cases apart from the dtype) the answer names between ``lo`` and ``hi``."""
-    return len({tuple(sorted((k, v) for k, v in m.params.items() if k != "dtype"))
-                for m in mentioned if m.params and lo <= m.start < hi} - {()})
+def _sizes_in(mentioned: list[Mention], starts: list[int], lo: int, hi: int) -> int:
+    """How many distinct sizes (cases apart from the dtype) the answer names between ``lo`` and ``hi``
+    (``mentioned`` sorted by start, ``starts`` their starts: a bisection, not a pass over every mention)."""
+    inside = mentioned[bisect.bisect_left(starts, lo):bisect.bisect_left(starts, hi)]
+    return len({tuple(sorted((k, v) for k, v in m.params.items() if k != "dtype")) for m in inside if m.params}
+               - {()})
 
 
 def _credit_sweep_lists(judged: list[tuple[Attributed, FoundNumber]], book: FactBook,
@@ -1209,14 +1221,21 @@ def _credit_sweep_lists(judged: list[tuple[Attributed, FoundNumber]], book: Fact
     for a, _ in judged:
         if a.stated.kind == "ratio":
             per_sentence[a.context.offset] = per_sentence.get(a.context.offset, 0) + 1
+    ordered = sorted(mentioned, key=lambda m: m.start)
+    starts = [m.start for m in ordered]
+    sizes: dict[int, int] = {}  # per sentence, counted once
+    points = _sweep_points(book, case) if per_sentence and max(per_sentence.values()) >= SWEEP_LIST else ([], [])
     out = []
     for a, f in judged:
         ctx = a.context
-        if (f.verdict in ("unmatched", "misattributed") and a.stated.kind == "ratio" and a.stated.low is None
-                and per_sentence.get(ctx.offset, 0) >= SWEEP_LIST
-                and (walks or _sizes_in(mentioned, ctx.offset, ctx.offset + len(ctx.sentence)) >= 2)
-                and (point := _sweep_point(a, book, case, f.verdict == "misattributed")) is not None):
-            f = f.model_copy(update={"verdict": "match", "matches": point.fact.label, "of": None})
+        listed = (f.verdict in ("unmatched", "misattributed") and a.stated.kind == "ratio" and a.stated.low is None
+                  and per_sentence.get(ctx.offset, 0) >= SWEEP_LIST)
+        if listed and not walks and ctx.offset not in sizes:
+            sizes[ctx.offset] = _sizes_in(ordered, starts, ctx.offset, ctx.offset + len(ctx.sentence))
+        if (listed and (walks or sizes[ctx.offset] >= 2)
+                and (point := _sweep_point(a, points, f.verdict == "misattributed")) is not None):
+            out.append((a, f.model_copy(update={"verdict": "match", "matches": point.fact.label, "of": None})))
+            continue
         out.append((a, f))
     return out
 

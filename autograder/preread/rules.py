@@ -51,7 +51,8 @@ def rule(name: str, purpose: str, pattern: str, examples: tuple[str, ...], count
 WALL = rule(
     "method.wall",
     "the sentence speaks of per-call wall time (CUDA events around one call, CPU dispatch included)",
-    r"(?<![A-Za-z0-9])wall|(?<!gpu time )(?<!gpu-time )(?<!gpu_time )(?<!kernel time )\bper[- ]call\b|\b(?:par appel|por llamada|pro Aufruf|por chamada|per chiamata)\b|"
+    r"(?<![A-Za-z0-9])wall|(?<!gpu time )(?<!gpu-time )(?<!gpu_time )(?<!kernel time )\bper[- ]call\b|"
+    r"\b(?:par appel|por llamada|pro Aufruf|por chamada|per chiamata)\b|"
     r"\bend[- ]to[- ]end\b|\bcuda events?\b|\bevents? around\b|"
     r"\b(?:one|a|each|every|the) call\b|"
     r"\bcalls? costs?\b|\bfrom python\b|\ba single call\b|\bsingle[- ]call\b|"
