@@ -22,7 +22,7 @@ from ..records import ExplanationGrade, FoundNumber, ParamValue, ReferenceRun, r
 from ..spec import ExplanationSpec, LessonSpec
 from ..workload import Fact, Workload
 from .attribution import LOOKBACK, Attributed, Context, attribute, frame
-from .conclusions import bound_claims, conclusions, misconceptions
+from .conclusions import Conclusion, bound_claims, conclusions, misconceptions
 from .factbook import Candidate, FactBook, dtype_cue, fact_book
 from .normalise import normalise
 from .numbers import Stated, extract
@@ -1158,6 +1158,45 @@ def own_words(text: str, framed_blocks: Iterable[tuple[str, int, int]], figures:
 _REPORTED = frozenset({"match", "given", "misattributed"})
 
 
+#: a speedup said to match the traffic ratio is a wrong conclusion where the GPU time's speedup of every pair is
+#: more than this far from that pair's traffic ratio (05's 3.2x against 4; 04's 3.97x against 4 does match)
+RATIO_GAP = 0.10
+_MATCHES_RATIO = named('conclusion.matches_traffic_ratio',
+    "the speedup said to match the traffic ratio: 'the speedup matches the traffic ratio exactly', 'the speedup "
+    "3.2 roughly matches', '3.2x, which equals the byte ratio'",
+        ('The speedup therefore matches the traffic ratio exactly.', 'The speedup 3.2 roughly matches.',
+         'the speedup equals the traffic ratio', '3.2x, which matches the byte ratio of 4'),
+        ('the speedup does not match the traffic ratio', "doesn't match the traffic ratio",
+         'the speedup falls short of the traffic ratio', 'a matching kernel'))(
+    r"(?<!\bnot )(?<!n't )(?<!\bdoes )(?<!\bdo )\b(?:roughly |about |basically |more or less |almost |nearly |"
+    r"exactly |just |essentially )?(?:match(?:es)?|equals?|is the same as|agrees? with)\b"
+    r"(?:[^.;?\n]{0,40}\b(?:traffic|byte|bytes)[- ]?ratio\b|(?=\s*[.;]))", re.I)
+
+
+def _ratio_claims(masked: str, sentences: list[tuple[int, int]], book: FactBook,
+                  case: Mapping[str, ParamValue]) -> list[Conclusion]:
+    """A speedup said to match the traffic ratio where the GPU time's speedup of no pair is within
+    :data:`RATIO_GAP` of that pair's traffic ratio (a question, "does the speedup match ...?", is no claim)."""
+    ratios = book.of_kind(case, "ratio")
+    traffic = {c.fact.ratio_of: c.fact.value for c in ratios if c.fact.topic == "traffic" and c.fact.ratio_of}
+    gaps = [abs(c.fact.value / traffic[c.fact.ratio_of] - 1) for c in ratios
+            if c.fact.topic == "speedup" and _family(c.fact.method) == "gpu" and c.fact.ratio_of in traffic]
+    if not gaps or min(gaps) <= RATIO_GAP:
+        return []
+    out = []
+    for a, b in sentences:
+        s = masked[a:b]
+        if "?" not in s and _SPEEDUP_OR_RATIO.search(s) and _MATCHES_RATIO.search(s):
+            out.append(Conclusion(s.strip()[:60], (a, b), False,
+                                  f"'{s.strip()[:80]}': the GPU-time speedup is {min(gaps):.0%} or more off the "
+                                  "traffic ratio: it does not match it"))
+    return out
+
+
+_SPEEDUP_OR_RATIO = named('conclusion.speedup_named', "the speedup named: the sentence's claim is about it",
+        ('the speedup', 'speed-up', 'speedups'), ('speed', 'the bytes'))(r"\bspeed-?\s?ups?\b", re.I)
+
+
 #: a sentence that lists this many speedups ("Wall speedup: 1.03, 0.72, 0.67, 0.81 from 2^12 to 2^28") walks
 #: through a sweep's points
 SWEEP_LIST = 3
@@ -1285,6 +1324,7 @@ def grade_explanation(
     found = [f for f in found if not (f.kind == "sms" and f.verdict == "unchecked")]
     drawn = conclusions(text, framed.masked, framed.sentences, framed.names, spec.workload, case, ref)
     drawn += misconceptions(framed.masked, framed.sentences, framed.names, ref, case)
+    drawn += _ratio_claims(framed.masked, framed.sentences, book, case)
     drawn += bound_claims(framed.masked, framed.sentences, framed.names, *_intensities(book, case),
                           framed.mentioned, case)
     wrong = [c for c in drawn if not c.right]

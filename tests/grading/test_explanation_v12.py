@@ -150,3 +150,16 @@ def test_the_gap_to_the_ratio_said_to_be_launch_overhead_in_gpu_time_is_a_wrong_
         "The gap to the ratio is the launch overhead of the four extra eager kernels, which the GPU-time method "
         "still counts.", "The gap to the ratio is the fused kernel's lower bandwidth."))
     assert "wrong_conclusion" not in ok.flags, ok.comment
+
+
+def test_a_speedup_said_to_match_a_traffic_ratio_it_falls_short_of_is_a_wrong_conclusion(twelfth):
+    said = "Eager uses 5 kernels and compiled 1. Eager 2.0 TB/s, compiled 1.6 TB/s. The speedup 3.2 roughly matches."
+    g = grade(twelfth, "05_softmax", "explain_fusion", said)  # 3.2x against 4: 20 % short
+    assert "wrong_conclusion" in g.flags and "does not match" in g.comment, g.comment
+    for fine in (said.replace("roughly matches", "falls short of the traffic ratio of 4"),
+                 said.replace("The speedup 3.2 roughly matches.", "Does the speedup match? No: 3.2 against 4.")):
+        ok = grade(twelfth, "05_softmax", "explain_fusion", fine)
+        assert "wrong_conclusion" not in ok.flags, ok.comment
+    # in 04 the GPU-time speedup (3.97x) does match the traffic ratio
+    ok = grade(twelfth, "04_fusion", "explain_headline", "The GPU-time speedup of 3.97x matches the traffic ratio.")
+    assert "wrong_conclusion" not in ok.flags, ok.comment
