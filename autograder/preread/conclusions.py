@@ -21,7 +21,7 @@ from ..records import ParamValue, ReferenceRun
 from ..workload import Workload
 from .rules import GPU, WALL, rule
 
-__all__ = ["Conclusion", "bound_claims", "conclusions", "misconceptions"]
+__all__ = ["Conclusion", "bound_claims", "conclusions", "flops_as_cause", "misconceptions"]
 
 _CLAIM = rule(
     "conclusion.claim",
@@ -435,3 +435,29 @@ def bound_claims(masked: str, sentences: list[tuple[int, int]], names: list[Ment
             out.append(Conclusion(s.strip()[:60], (a, b), False, f"'{s.strip()[:80]}': {why}"))
             break
     return out
+
+
+_FLOPS_CAUSE = rule(
+    "misconception.flops_as_cause",
+    "less arithmetic named as what makes a variant faster ('because my kernel does 4 times fewer FLOPs', 'the "
+    "cheaper math, not the bytes, is what makes it faster')",
+    r"\b(?:because|since|comes? from|due to|thanks to)\b[^.;:]{0,60}\b(?:fewer|less|cheaper|reduced|lower)\s+"
+    r"(?:\w+\s+)?(?:FLOPs?|arithmetic|math|computation|operations)\b|"
+    r"\b(?:cheaper|less|fewer)\s+(?:math|arithmetic|FLOPs?)\b[^.;]{0,20}\bnot the bytes\b",
+    ("because my kernel does 4 times fewer FLOPs than eager", "the cheaper math, not the bytes, is what makes it",
+     "the speedup comes from less arithmetic"),
+    ("it does fewer launches", "because it moves fewer bytes", "the wall clock measures the CPU, not the bytes"),
+)
+
+
+def flops_as_cause(masked: str, sentences: list[tuple[int, int]], intensities: Mapping[str, float],
+                   ridges: Sequence[float]) -> list[Conclusion]:
+    """Less arithmetic named as the cause of a speedup where every variant's work-model intensity is below every
+    ridge point: memory-bound kernels, whose time the bytes set, not the FLOPs."""
+    if not intensities or not ridges or max(intensities.values()) >= min(ridges):
+        return []
+    return [Conclusion(masked[a:b].strip()[:60], (a, b), False,
+                       f"'{masked[a:b].strip()[:80]}': every kernel here is memory-bound (intensity "
+                       f"{max(intensities.values()):.2g} FLOP/byte or less, below the ridge): the bytes set the time, "
+                       "not the arithmetic")
+            for a, b in sentences if _FLOPS_CAUSE.search(masked, a, b)]

@@ -22,7 +22,7 @@ from ..records import ExplanationGrade, FoundNumber, ParamValue, ReferenceRun, r
 from ..spec import ExplanationSpec, LessonSpec
 from ..workload import Fact, Workload
 from .attribution import LOOKBACK, Attributed, Context, attribute, frame
-from .conclusions import Conclusion, bound_claims, conclusions, misconceptions
+from .conclusions import Conclusion, bound_claims, conclusions, flops_as_cause, misconceptions
 from .factbook import Candidate, FactBook, dtype_cue, fact_book
 from .normalise import normalise
 from .numbers import Stated, extract
@@ -1325,6 +1325,7 @@ def grade_explanation(
     drawn = conclusions(text, framed.masked, framed.sentences, framed.names, spec.workload, case, ref)
     drawn += misconceptions(framed.masked, framed.sentences, framed.names, ref, case)
     drawn += _ratio_claims(framed.masked, framed.sentences, book, case)
+    drawn += flops_as_cause(framed.masked, framed.sentences, *_intensities(book, case))
     drawn += bound_claims(framed.masked, framed.sentences, framed.names, *_intensities(book, case),
                           framed.mentioned, case)
     wrong = [c for c in drawn if not c.right]

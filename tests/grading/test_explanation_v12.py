@@ -163,3 +163,13 @@ def test_a_speedup_said_to_match_a_traffic_ratio_it_falls_short_of_is_a_wrong_co
     # in 04 the GPU-time speedup (3.97x) does match the traffic ratio
     ok = grade(twelfth, "04_fusion", "explain_headline", "The GPU-time speedup of 3.97x matches the traffic ratio.")
     assert "wrong_conclusion" not in ok.flags, ok.comment
+
+
+def test_less_arithmetic_named_as_the_cause_for_memory_bound_kernels_is_a_wrong_conclusion(twelfth):
+    said = ("Fused: 268 MB, 1 kernel. Eager: 1,074 MB, 4 kernels. Mine ran in 65 µs (4.1 TB/s), eager 262 µs. "
+            "Speedup 4.0 equals the traffic ratio because my kernel does 4 times fewer FLOPs than eager.")
+    g = grade(twelfth, "06_fused_kernel", "explain_kernel", said)
+    assert "wrong_conclusion" in g.flags and "not the arithmetic" in g.comment, g.comment
+    ok = grade(twelfth, "06_fused_kernel", "explain_kernel", said.replace("does 4 times fewer FLOPs than eager",
+                                                                          "moves 4 times fewer bytes than eager"))
+    assert "wrong_conclusion" not in ok.flags, ok.comment
