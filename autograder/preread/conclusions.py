@@ -21,7 +21,7 @@ from ..records import ParamValue, ReferenceRun
 from ..workload import Workload
 from .rules import GPU, WALL, rule
 
-__all__ = ["Conclusion", "bound_claims", "conclusions", "misconceptions"]
+__all__ = ["Conclusion", "bound_claims", "conclusions", "flops_as_cause", "misconceptions"]
 
 _CLAIM = rule(
     "conclusion.claim",
@@ -181,8 +181,10 @@ _EXPLAINS = rule(
     "words that make the one cause of a figure: 'must be', 'can only be', 'is just', 'is all' (not 'comes from': "
     "a kernel boundary costs time even in a CUDA graph)",
     r"\b(?:must be|has to be|can only be|is (?:just|only|all|simply|entirely|purely)|muss|debe ser|doit être|"
-    r"deve ser)\b",
-    ("must be launch overhead", "the gap is just launch overhead", "can only be the launch overhead"),
+    r"deve ser)\b|"
+    r"\b(?:gap|difference|shortfall)\b[^.;]{0,30}\bis\s+(?:the\s+|some\s+)?(?:kernel\s+)?(?:launch|dispatch)\b",
+    ("must be launch overhead", "the gap is just launch overhead", "can only be the launch overhead",
+     "The gap to the ratio is the launch overhead of the four extra eager kernels"),
     ("is faster", "comes from launching 4 kernels"),
 )
 _GROWS = rule(
@@ -248,9 +250,36 @@ def misconceptions(masked: str, sentences: list[tuple[int, int]], names: list[Me
                 _OPTIMISATION.search(masked, max(a, a + denied.start() - 40), a + denied.start())
                 or any(a + denied.start() - 40 <= p < a + denied.start() for p in starts)):
             why = f"the GPU time shows a {_gpu_gain(ref, case):.2g}x difference between the variants"
+        elif ((short := _PER_CALL_AGAINST_BYTES.search(s)) and WALL.search(s, 0, short.start()) and not GPU.search(s)
+              and not _OVERHEAD_NAMED.search(s) and _gpu_gain(ref, case) > 1.5):
+            why = ("a per-call speedup held against the traffic ratio: a call pays its CPU dispatch as well, the "
+                   "bytes saved show in the GPU time")
         if why is not None:
             out.append(Conclusion(s.strip()[:60], (a, b), False, f"'{s.strip()[:80]}': {why}"))
     return out
+
+
+_PER_CALL_AGAINST_BYTES = rule(
+    "misconception.per_call_against_bytes",
+    "a speedup said to fall short of the bytes saved ('only gives 1.44x even though it moves 4x fewer bytes', "
+    "'2.36x, well below the traffic ratio', 'although it cuts the traffic by 4x'): in a sentence of per-call "
+    "times, the lesson's misconception that wall time shows what fusion saves",
+    r"\b(?:only|just|barely)\s+(?:gives?|reaches|gets|achieves|is)\b[^;\n]{0,40}?\b(?:even though|although|though|"
+    r"despite|while)\b[^;\n]{0,40}?\b(?:bytes|traffic)\b|"
+    r"\b(?:well|far|way|much)\s+(?:below|short of|under|less than)\s+(?:the\s+)?(?:\w+\s+)?"
+    r"(?:traffic|byte)[- ]?ratio\b",
+    ("so fusion only gives 1.44x even though it moves 4x fewer bytes", "the speedup is 2.36x, well below the "
+     "traffic ratio", "fusion only gives 1.44x although it cuts the traffic by 4x", "far below the traffic ratio"),
+    ("the speedup is 3.2x, a bit below the traffic ratio", "it only gives 1.44x per call", "the traffic ratio is 4"),
+)
+_OVERHEAD_NAMED = rule(
+    "conclusion.overhead_named",
+    "what a call pays besides its kernels named: dispatch, overhead, CPU, Python, guards, host, latency",
+    r"\b(?:dispatch\w*|overheads?|cpu|python|guards?|host|latenc\w*|wrapper|interpreter|launch(?:es|ing)?\s+"
+    r"costs?)\b",
+    ("the CPU dispatch", "Python overhead", "Dynamo's guards", "host side"),
+    ("the bytes", "the traffic ratio"),
+)
 
 
 #: a kernel this long (GPU time, ms) dwarfs what launching it costs (a few µs, and none inside a CUDA graph)
@@ -406,3 +435,29 @@ def bound_claims(masked: str, sentences: list[tuple[int, int]], names: list[Ment
             out.append(Conclusion(s.strip()[:60], (a, b), False, f"'{s.strip()[:80]}': {why}"))
             break
     return out
+
+
+_FLOPS_CAUSE = rule(
+    "misconception.flops_as_cause",
+    "less arithmetic named as what makes a variant faster ('because my kernel does 4 times fewer FLOPs', 'the "
+    "cheaper math, not the bytes, is what makes it faster')",
+    r"\b(?:because|since|comes? from|due to|thanks to)\b[^.;:]{0,60}\b(?:fewer|less|cheaper|reduced|lower)\s+"
+    r"(?:\w+\s+)?(?:FLOPs?|arithmetic|math|computation|operations)\b|"
+    r"\b(?:cheaper|less|fewer)\s+(?:math|arithmetic|FLOPs?)\b[^.;]{0,20}\bnot the bytes\b",
+    ("because my kernel does 4 times fewer FLOPs than eager", "the cheaper math, not the bytes, is what makes it",
+     "the speedup comes from less arithmetic"),
+    ("it does fewer launches", "because it moves fewer bytes", "the wall clock measures the CPU, not the bytes"),
+)
+
+
+def flops_as_cause(masked: str, sentences: list[tuple[int, int]], intensities: Mapping[str, float],
+                   ridges: Sequence[float]) -> list[Conclusion]:
+    """Less arithmetic named as the cause of a speedup where every variant's work-model intensity is below every
+    ridge point: memory-bound kernels, whose time the bytes set, not the FLOPs."""
+    if not intensities or not ridges or max(intensities.values()) >= min(ridges):
+        return []
+    return [Conclusion(masked[a:b].strip()[:60], (a, b), False,
+                       f"'{masked[a:b].strip()[:80]}': every kernel here is memory-bound (intensity "
+                       f"{max(intensities.values()):.2g} FLOP/byte or less, below the ridge): the bytes set the time, "
+                       "not the arithmetic")
+            for a, b in sentences if _FLOPS_CAUSE.search(masked, a, b)]

@@ -22,7 +22,7 @@ from ..records import ExplanationGrade, FoundNumber, ParamValue, ReferenceRun, r
 from ..spec import ExplanationSpec, LessonSpec
 from ..workload import Fact, Workload
 from .attribution import LOOKBACK, Attributed, Context, attribute, frame
-from .conclusions import bound_claims, conclusions, misconceptions
+from .conclusions import Conclusion, bound_claims, conclusions, flops_as_cause, misconceptions
 from .factbook import Candidate, FactBook, dtype_cue, fact_book
 from .normalise import normalise
 from .numbers import Stated, extract
@@ -884,6 +884,30 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
 #: kinds whose figures are sparse enough across a lesson's cases that a number equal to one of them (to within
 #: :data:`CLOSE`) was quoted from it: not ratios, shares or counts (a sweep is dense in those)
 _QUOTABLE = frozenset({"bytes", "time", "bandwidth", "flop_rate", "flops", "intensity"})
+#: ... shares and ratios are dense: one written to this many significant digits or more is another case's only where
+#: it equals that case's figure to within half a unit of its last digit (a share: of a case one parameter away):
+#: "47 %" is 1024's 0.467 of the peak in a 4096 cell, "3.08x" fp32's per-call speedup; a "1.5x" may be any case's
+_DENSE = {"fraction": 2, "ratio": 3}
+
+
+def _one_away(p: Mapping[str, ParamValue], q: Mapping[str, ParamValue]) -> bool:
+    """Whether two cases differ in exactly one parameter (another size, or another dtype)."""
+    return set(p) == set(q) and sum(p[k] != q[k] for k in p) == 1
+
+
+def _last_digit(shown: str) -> float:
+    """Half a unit of the last digit of the number ``shown``, relative to it ("4.2x" -> 1.2 %, "47 %" -> 1.1 %)."""
+    m = re.search(r"\d[\d,.]*", shown)
+    if m is None:
+        return 0.0
+    digits = m.group(0).replace(",", ".") if re.fullmatch(r"\d+,\d{1,2}", m.group(0)) else m.group(0).replace(",", "")
+    digits = digits.rstrip(".")
+    try:
+        value = float(digits)
+    except ValueError:
+        return 0.0
+    decimals = len(digits.split(".")[1]) if "." in digits else 0
+    return 0.5 * 10 ** -decimals / value if value else 0.0
 
 
 def _other_dtype_ceiling(c: Candidate, ctx: Context, book: FactBook) -> bool:
@@ -929,15 +953,20 @@ def _quoted_from_elsewhere(s: Stated, book: FactBook, params: Mapping[str, Param
     (:data:`CLOSE`): the student quoted it (another size's time, another dtype's bytes) as this case's.
     Bisection in the book's sorted figures: a number costs a logarithm, not a pass over every case."""
     best: tuple[float, Candidate] | None = None
+    tol = min(CLOSE, _last_digit(s.text))
+    digits = re.search(r"\d[\d,.]*", s.text)
+    shown = len(re.sub(r"\D", "", digits.group(0)).strip("0")) if digits is not None else 0
     for r in s.readings:
-        if r.kind not in _QUOTABLE or r.value <= 0 or s.low is not None:
+        if (r.kind not in _QUOTABLE and shown < _DENSE.get(r.kind, 99)) or r.value <= 0 or s.low is not None:
             continue
         values, cands = book.anywhere(r.kind)
         i = bisect.bisect_left(values, r.value / (1 + CLOSE))
         while i < len(values) and values[i] <= r.value * (1 + CLOSE):
             c = cands[i]
             err = abs(r.value - c.fact.value) / c.fact.value
-            if (err <= CLOSE and dict(c.fact.params or {}) != dict(params) and (best is None or err < best[0])
+            if (err <= (tol if r.kind in _DENSE else CLOSE) and dict(c.fact.params or {}) != dict(params)
+                    and (r.kind != "fraction" or _one_away(c.fact.params or {}, params))
+                    and (best is None or err < best[0])
                     and (variant_named or not _memory_bound_rate(c, book, c.fact.params or {}))):
                 best = (err, c)
             i += 1
@@ -979,6 +1008,32 @@ _NOT_SAID = named('part.said_left_out',
     r"[^.!?\n()]{0,160}(?:\bnot (?:said|given|stated|explained|shown|discussed|covered|mentioned)\b|"
     r"\b(?:I|we)\s+(?:did|do)(?:\s+not|n['’]t)\s+(?:say|give|state|explain|show|discuss|cover|mention)\b|"
     r"\bno\s+(?:[\w-]+\s+){1,3}(?:given|stated|said|explained|mentioned)\b)[^.!?\n()]{0,160}", re.I)
+_ADMITS = named('part.admits_left_out',
+    "the answer says it left something of the asked explanation out or does not know it ('I did not work out the "
+    "ridge point', 'I'm not sure why', 'I don't know why', '(TF32 not explained.)'): a TA does not give it full",
+        ('I did not work out where the ridge point is.', "I didn't compute the bandwidth", "I'm not sure why the "
+         "library one is so slow", "I don't really know why the middle dips", '(No launches, no share given.)',
+         'Compiled: 5 kernels, I don\'t know why.', '(Where the time goes: not said.)',
+         "I'm honestly not 100% sure whether that is the traffic ratio", 'I did not really look into it'),
+        ('I was not sure whether that mattered, so I tried both', 'the overhead is not in the GPU time',
+         'it does not explain the speedup', 'we did it twice', 'no dispatch is paid'))(
+    r"\b(?:I|we)\s+(?:did|do|could|have|had)(?:\s+not|n['’]t)\s+(?:really\s+|properly\s+|actually\s+)?"
+    r"(?:say|give|state|explain|show|discuss|cover|mention|work\s+out|predict|check|look|compute|calculate|"
+    r"think|get\s+to|know|figure|address|answer)\b|"
+    r"\bnot\s+(?:said|given|stated|explained|discussed|covered|mentioned|answered|addressed)\b|"
+    r"\bno\s+(?:[\w-]+\s+){1,3}(?:given|stated|said|explained|mentioned)\b|"
+    r"\b(?:I|we)\s+(?:really\s+)?don['’]t\s+(?:really\s+)?know\b|"
+    r"\b(?:I['’]m|I\s+am|we['’]re|we\s+are)\s+(?:honestly\s+|really\s+|still\s+)?not\s+(?:\d+\s?%\s+)?sure\b|"
+    r"\bno\s+idea\b", re.I)
+
+
+def admits_left_out(text: str) -> str | None:
+    """Where the answer's own words (not a quoted prompt) say it leaves a part out or does not know it: the
+    words, else None."""
+    m = _ADMITS.search(_QUOTED.sub("", text))
+    return m.group(0) if m else None
+
+
 _QUOTED = named('part.quoted_prompt',
     "a markdown quote (a line opening with '>'): the prompt quoted back, not the answer's own words",
         ('> explain why the 1024 multiply', '  > Why TF32'),
@@ -999,6 +1054,11 @@ FORGIVING_FROM = 5
 #: instead of a misattributed one, or no bound on right facts, loses on v4, v6, v10 or the older corpora)
 NONE_MISSING = 2
 NONE_DERIVED = 3
+#: a wrong conclusion in an answer that leaves out a part of the asked explanation and states at most
+#: :data:`NONE_DERIVED` right facts (or leaves out :data:`NONE_MISSING` parts and states at most this many) is
+#: suggested none: the explanation given is the misconception (measured on the spent sets v3-v12, the
+#: suggestions in the TA's band: 8 more on v5, v9, v10, v11 and v12, 2 fewer on v8, none elsewhere)
+NONE_WRONG_DERIVED = 5
 
 
 def suggest(found: list[FoundNumber], wrong_conclusions: int = 0, missing: int = 0) -> tuple[float, int]:
@@ -1011,7 +1071,9 @@ def suggest(found: list[FoundNumber], wrong_conclusions: int = 0, missing: int =
     conclusion are not a right explanation. Each part of the asked explanation left out (``missing``) costs
     a quarter, and full credit needs none. A misattributed figure in an answer that leaves out
     :data:`NONE_MISSING` parts and states at most :data:`NONE_DERIVED` right facts is suggested none: the
-    figures it has right restate what the lesson hands out, the explanation asked for is not there."""
+    figures it has right restate what the lesson hands out, the explanation asked for is not there. So is a wrong
+    conclusion in an answer that leaves out a part and states at most :data:`NONE_DERIVED` right facts (two parts
+    and :data:`NONE_WRONG_DERIVED` facts): the misconception stands where the explanation was asked."""
     derived = {f.matches for f in found if f.verdict == "match"}
     slips = sum(f.verdict in ("misattributed", "unmatched") for f in found)
     if not derived:
@@ -1027,6 +1089,9 @@ def suggest(found: list[FoundNumber], wrong_conclusions: int = 0, missing: int =
     if (any(f.verdict == "misattributed" for f in found) and missing >= NONE_MISSING
             and len(derived) <= NONE_DERIVED):
         return 0.0, len(derived)  # another's figure and most of the asked explanation left out: nothing to credit
+    if wrong_conclusions and ((missing >= 1 and len(derived) <= NONE_DERIVED)
+                              or (missing >= NONE_MISSING and len(derived) <= NONE_WRONG_DERIVED)):
+        return 0.0, len(derived)  # the misconception instead of the asked explanation: nothing to credit
     return max(0.25, fraction), len(derived)
 
 
@@ -1093,6 +1158,127 @@ def own_words(text: str, framed_blocks: Iterable[tuple[str, int, int]], figures:
 _REPORTED = frozenset({"match", "given", "misattributed"})
 
 
+#: a speedup said to match the traffic ratio is a wrong conclusion where the GPU time's speedup of every pair is
+#: more than this far from that pair's traffic ratio (05's 3.2x against 4; 04's 3.97x against 4 does match)
+RATIO_GAP = 0.10
+_MATCHES_RATIO = named('conclusion.matches_traffic_ratio',
+    "the speedup said to match the traffic ratio: 'the speedup matches the traffic ratio exactly', 'the speedup "
+    "3.2 roughly matches', '3.2x, which equals the byte ratio'",
+        ('The speedup therefore matches the traffic ratio exactly.', 'The speedup 3.2 roughly matches.',
+         'the speedup equals the traffic ratio', '3.2x, which matches the byte ratio of 4'),
+        ('the speedup does not match the traffic ratio', "doesn't match the traffic ratio",
+         'the speedup falls short of the traffic ratio', 'a matching kernel'))(
+    r"(?<!\bnot )(?<!n't )(?<!\bdoes )(?<!\bdo )\b(?:roughly |about |basically |more or less |almost |nearly |"
+    r"exactly |just |essentially )?(?:match(?:es)?|equals?|is the same as|agrees? with)\b"
+    r"(?:[^.;?\n]{0,40}\b(?:traffic|byte|bytes)[- ]?ratio\b|(?=\s*[.;]))", re.I)
+
+
+def _ratio_claims(masked: str, sentences: list[tuple[int, int]], book: FactBook,
+                  case: Mapping[str, ParamValue]) -> list[Conclusion]:
+    """A speedup said to match the traffic ratio where the GPU time's speedup of no pair is within
+    :data:`RATIO_GAP` of that pair's traffic ratio (a question, "does the speedup match ...?", is no claim)."""
+    ratios = book.of_kind(case, "ratio")
+    traffic = {c.fact.ratio_of: c.fact.value for c in ratios if c.fact.topic == "traffic" and c.fact.ratio_of}
+    gaps = [abs(c.fact.value / traffic[c.fact.ratio_of] - 1) for c in ratios
+            if c.fact.topic == "speedup" and _family(c.fact.method) == "gpu" and c.fact.ratio_of in traffic]
+    if not gaps or min(gaps) <= RATIO_GAP:
+        return []
+    out = []
+    for a, b in sentences:
+        s = masked[a:b]
+        if "?" not in s and _SPEEDUP_OR_RATIO.search(s) and _MATCHES_RATIO.search(s):
+            out.append(Conclusion(s.strip()[:60], (a, b), False,
+                                  f"'{s.strip()[:80]}': the GPU-time speedup is {min(gaps):.0%} or more off the "
+                                  "traffic ratio: it does not match it"))
+    return out
+
+
+_SPEEDUP_OR_RATIO = named('conclusion.speedup_named', "the speedup named: the sentence's claim is about it",
+        ('the speedup', 'speed-up', 'speedups'), ('speed', 'the bytes'))(r"\bspeed-?\s?ups?\b", re.I)
+
+
+#: a sentence that lists this many speedups ("Wall speedup: 1.03, 0.72, 0.67, 0.81 from 2^12 to 2^28") walks
+#: through a sweep's points
+SWEEP_LIST = 3
+#: a listed speedup is a sweep point when it equals one to within half a unit of its last digit, at least this
+LIST_TOL = 0.005
+#: how far back in its sentence a listed speedup looks for the timing method it is of (characters: bounded, so
+#: that a hostile endless sentence costs linear time)
+LIST_CUE_BACK = 240
+
+
+def _sweep_points(book: FactBook, case: Mapping[str, ParamValue]) -> tuple[list[float], list[Candidate]]:
+    """Every speedup of two variants at a case of the cell's dtype (a sweep's points), sorted by value."""
+    cands = sorted((c for p in book.known_cases() if p.get("dtype") == case.get("dtype")
+                    for c in book.of_kind(p, "ratio")
+                    if c.fact.topic == "speedup" and not c.fact.given and c.dtypes is None
+                    and c.fact.ratio_of is not None and c.fact.value > 0), key=lambda c: c.fact.value)
+    return [c.fact.value for c in cands], cands
+
+
+def _sweep_point(a: Attributed, points: tuple[list[float], list[Candidate]], named: bool = False
+                 ) -> Candidate | None:
+    """The sweep point a speedup listed with others equals: the same timing method's speedup of two variants
+    (the method its sentence names last before it; either, if none, unless ``named``) at a case of the cell's
+    dtype (``points``, from :func:`_sweep_points`), to within half a unit of its last digit (:data:`LIST_TOL` at
+    least, :data:`CLOSE` at most). Bisection: a number costs a logarithm, not a pass over every case."""
+    s, ctx = a.stated, a.context
+    tol = min(CLOSE, max(LIST_TOL, _last_digit(s.text)))
+    before = ctx.sentence[:max(0, s.start - ctx.offset)][-LIST_CUE_BACK:]
+    cue = max(((m.start(), fam) for fam, pat in (("wall", WALL), ("gpu", GPU)) for m in pat.finditer(before)),
+              default=(0, None))[1]
+    if named and cue is None:
+        return None
+    values, cands = points
+    best: tuple[float, Candidate] | None = None
+    i = bisect.bisect_left(values, s.value / (1 + tol))
+    while i < len(values) and values[i] <= s.value * (1 + tol):
+        c = cands[i]
+        err = abs(s.value - c.fact.value) / c.fact.value
+        if (cue is None or _family(c.fact.method) == cue) and err <= tol and (best is None or err < best[0]):
+            best = (err, c)
+        i += 1
+    return best[1] if best else None
+
+
+def _sizes_in(mentioned: list[Mention], starts: list[int], lo: int, hi: int) -> int:
+    """How many distinct sizes (cases apart from the dtype) the answer names between ``lo`` and ``hi``
+    (``mentioned`` sorted by start, ``starts`` their starts: a bisection, not a pass over every mention)."""
+    inside = mentioned[bisect.bisect_left(starts, lo):bisect.bisect_left(starts, hi)]
+    return len({tuple(sorted((k, v) for k, v in m.params.items() if k != "dtype")) for m in inside if m.params}
+               - {()})
+
+
+def _credit_sweep_lists(judged: list[tuple[Attributed, FoundNumber]], book: FactBook,
+                        case: Mapping[str, ParamValue], mentioned: list[Mention],
+                        walks: bool) -> list[tuple[Attributed, FoundNumber]]:
+    """Speedups a sentence lists with :data:`SWEEP_LIST` - 1 or more others, in an answer that walks the sweep or a
+    sentence that names two sizes or more ("from 2^12 to 2^28"), that match nothing here (or another case's figure,
+    where the sentence names the method), each credited as the sweep point it equals (``_sweep_point``): a walk
+    through the sweep, not figures quoted as this case's."""
+    per_sentence: dict[int, int] = {}
+    for a, _ in judged:
+        if a.stated.kind == "ratio":
+            per_sentence[a.context.offset] = per_sentence.get(a.context.offset, 0) + 1
+    ordered = sorted(mentioned, key=lambda m: m.start)
+    starts = [m.start for m in ordered]
+    sizes: dict[int, int] = {}  # per sentence, counted once
+    points = _sweep_points(book, case) if per_sentence and max(per_sentence.values()) >= SWEEP_LIST else ([], [])
+    out = []
+    for a, f in judged:
+        ctx = a.context
+        listed = (f.verdict in ("unmatched", "misattributed") and a.stated.kind == "ratio" and a.stated.low is None
+                  and per_sentence.get(ctx.offset, 0) >= SWEEP_LIST)
+        if listed and not walks and ctx.offset not in sizes:
+            sizes[ctx.offset] = _sizes_in(ordered, starts, ctx.offset, ctx.offset + len(ctx.sentence))
+        if (listed and (walks or sizes[ctx.offset] >= 2)
+                and (point := _sweep_point(a, points, f.verdict == "misattributed")) is not None):
+            out.append((a, f.model_copy(update={"verdict": "match", "matches": point.fact.label, "of": None})))
+            continue
+        out.append((a, f))
+    return out
+
+
 #: an answer that names this many sizes (cases apart from the dtype) walks through a sweep
 SWEEP_SIZES = 3
 
@@ -1126,6 +1312,7 @@ def grade_explanation(
     judged = [(a, f) for a in attributed
               if (f := judge(a, book, text, rel_tol, ix, blocks_laid_out, walks)).verdict in _REPORTED
               or not a.stated.inferred]
+    judged = _credit_sweep_lists(judged, book, case, framed.mentioned, walks)
     found = [_back(f, original, origin) for _, f in judged]
     # right figures of a dimension (bytes, time, bandwidth, ...) that the answer wrote without any unit
     # (in prose: a table's header or pasted output's keys say the units a cell leaves off)
@@ -1137,6 +1324,8 @@ def grade_explanation(
     found = [f for f in found if not (f.kind == "sms" and f.verdict == "unchecked")]
     drawn = conclusions(text, framed.masked, framed.sentences, framed.names, spec.workload, case, ref)
     drawn += misconceptions(framed.masked, framed.sentences, framed.names, ref, case)
+    drawn += _ratio_claims(framed.masked, framed.sentences, book, case)
+    drawn += flops_as_cause(framed.masked, framed.sentences, *_intensities(book, case))
     drawn += bound_claims(framed.masked, framed.sentences, framed.names, *_intensities(book, case),
                           framed.mentioned, case)
     wrong = [c for c in drawn if not c.right]
@@ -1148,6 +1337,9 @@ def grade_explanation(
     terse = int(bool(ex.parts) and words < TERSE_WORDS and bool(found))
     fraction, derived = suggest(found, len(wrong), len(missing) + unitless)
     if terse:  # right figures without an explanation in words: never full, and no further cost
+        fraction = min(fraction, 0.75)
+    admitted = admits_left_out(text) if found else None
+    if admitted:  # "I did not work out the ridge point": the answer says a part is not there, never full
         fraction = min(fraction, 0.75)
     flags: list[str] = []
     stripped = text.strip()
@@ -1173,6 +1365,8 @@ def grade_explanation(
             flags.append("no_units")
         if terse:
             flags.append("terse")
+        if admitted:
+            flags.append("admits_left_out")
         comment = (
             f"{PREREAD} found {len(found)} number(s), {derived} distinct fact(s) of the work model "
             f"or reference stated right: " + "; ".join(_describe(f) for f in found) + "."
@@ -1182,8 +1376,10 @@ def grade_explanation(
                else "")
             + (f" Figures without an explanation: {words} word(s) of its own besides the figures and pasted "
                "output ✗." if terse else "")
+            + (f" The answer says it leaves something out ('{admitted}') ✗." if admitted else "")
             + f" Suggested {fraction * ex.points:.2f}/{ex.points:g}"
-            + (" (at most half: a wrong conclusion)." if wrong and derived else ".")
+            + (" (none: a wrong conclusion where the asked explanation is left out)." if wrong and derived
+               and fraction == 0 else " (at most half: a wrong conclusion)." if wrong and derived else ".")
         )
     if numbers > MAX_NUMBERS:
         flags.append("too_many_numbers")

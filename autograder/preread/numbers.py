@@ -12,7 +12,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .rules import named, rule
 
@@ -521,6 +521,15 @@ def _labelled(text: str, found: list[Stated], taken: _Taken, add: Callable[[Stat
             add(Stated(text[a:b], a, b, unit, n, readings, unitless=True))
 
 
+_TIMES_CEILING = named('number.times_ceiling',
+    "right after a factor, the ceiling it multiplies ('1.01 × the copy roofline', '1.0e0 × copy', '1.01 × "
+    "BW_{copy}'): the factor is the kernel's share of that ceiling",
+        (' the copy roofline', ' copy roofline', ' BW_{copy}', ' B_copy', ' roofline', ' the matmul peak'),
+        (' faster', ' the traffic', ' eager'))(
+    r"\s*(?:the\s+|of\s+(?:the\s+)?)?(?:copy\b|roofline\b|peak\b|B_?\{?copy\b|BW_?\{?copy\b|"
+    r"(?:matmul|tensor[- ]core|bf16|fp16)\s+peak\b)", re.I)
+
+
 # "1/4 of the traffic", "a quarter of eager's bytes", "half the data": a share of another's bytes
 _SHARE_OF = rule(
     "number.share_of",
@@ -730,6 +739,10 @@ def extract(text: str) -> list[Stated]:
         n = to_float(m.group(1).replace(",", "."))
         if n is not None and not taken.overlaps(m.start(), m.end()):
             add(Stated(m.group(0), m.start(), m.end(), "x", n, (Reading("ratio", n),)))
+    # "1.01 × the copy roofline", "1.0e0 × copy": a factor of a ceiling is the kernel's share of it
+    found[:] = [replace(f, readings=(Reading("fraction", f.value), *f.readings))
+                if f.kind == "ratio" and f.unit in ("x", "×", "") and _TIMES_CEILING.match(text, f.end) else f
+                for f in found]
     # "below 1x", "more than 4,000 GB/s": a bound, not a value to check (a count of launches still is one:
     # "the guards cost more than four launches")
     return sorted((s for s in found if s.kind == "launches" or not _BOUND.search(text[max(0, s.start - 40):s.start])),

@@ -51,7 +51,8 @@ def rule(name: str, purpose: str, pattern: str, examples: tuple[str, ...], count
 WALL = rule(
     "method.wall",
     "the sentence speaks of per-call wall time (CUDA events around one call, CPU dispatch included)",
-    r"(?<![A-Za-z0-9])wall|\bper[- ]call\b|\b(?:par appel|por llamada|pro Aufruf|por chamada|per chiamata)\b|"
+    r"(?<![A-Za-z0-9])wall|(?<!gpu time )(?<!gpu-time )(?<!gpu_time )(?<!kernel time )\bper[- ]call\b|"
+    r"\b(?:par appel|por llamada|pro Aufruf|por chamada|per chiamata)\b|"
     r"\bend[- ]to[- ]end\b|\bcuda events?\b|\bevents? around\b|"
     r"\b(?:one|a|each|every|the) call\b|"
     r"\bcalls? costs?\b|\bfrom python\b|\ba single call\b|\bsingle[- ]call\b|"
@@ -61,7 +62,8 @@ WALL = rule(
     r"\bwall[- ]?clock\b|\bWandzeit|\btiempo (?:de )?pared\b|\btemps (?:mur|réel)\b|\btempo de parede\b",
     ("The wall-time speedup is 3.9x.", "per call the eager chain takes 97 µs", "~100 µs of CPU dispatch",
      "in Wandzeit ist es langsamer", "wall-clock", "S_wall(2^20) = 0.81", "le speedup par appel atteint 3,5"),
-    ("the GPU time is 71 µs", "the kernel is memory bound", "here dispatch is gone", "without dispatch"),
+    ("the GPU time is 71 µs", "the kernel is memory bound", "here dispatch is gone", "without dispatch",
+     "GPU time per call: eager 0.1315 ms"),
 )
 GPU = rule(
     "method.gpu",
