@@ -29,6 +29,7 @@ def _ahead(pool_size: int, cores: int = 16) -> int:
 
 
 def test_a_worker_alone_keeps_as_many_ahead_as_the_cores_allow_and_one_of_a_pool_keeps_one():
-    assert _ahead(1, cores=16) == 3 and _ahead(1, cores=2) == 1  # one per four cores, 1 to 3
+    assert _ahead(1, cores=16) == 5 and _ahead(1, cores=2) == 1  # one per three cores, 1 to 5
+    assert _ahead(1, cores=6) == 2 and _ahead(1, cores=64) == 5
     assert _ahead(2) == 1 and _ahead(16) == 1
     assert _ahead(0) == 1  # not told: a worker of a pool of unknown size
