@@ -557,6 +557,12 @@ class WarmStart:
             mine = spawn(shape, self.idle_s)
         return _result(task, mine, plan, t0, lambda: self._top_up(shape))
 
+    def prime(self, task: KernelTask) -> int:
+        """Start children for tasks of ``task``'s shape until ``ahead`` wait, before any is sent (so that the
+        first submission of a batch does not wait for a child's start either); returns how many wait."""
+        self._top_up(Shape.of(task, self.isolate))
+        return len(self._mine())
+
     def _top_up(self, shape: Shape) -> None:
         """Start children until ``ahead`` wait; if this machine cannot now (no descriptors, no disk), the
         next submission starts its own as :func:`run_submission` does."""
