@@ -909,17 +909,48 @@ _ELEMENT_COUNT = named('case.element_count',
     r"valores|valori|values)\b", re.I)
 
 
+_N_EQUALS = named('case.n_equals',
+    "a size written as the count it equals ('N = 4096', '$N = 4096$', 'n=16,777,216', 'N = 4.096e3'): the case the "
+    "lesson reads in 'N elements', if it reads one",
+        ('At N = 4096:', 'At $N = 4096$:', 'n=16,777,216 elements', 'N = 4.096e3'),
+        ('N = 2^24', 'N·s = 8192', 'N = 4 kernels', 'S = 4.2'))(
+    r"(?<![\w.·*])[Nn]\s*=\s*\$?\s*(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?[eE]\+?\d{1,2}|\d+)(?![\d.,^]\d|[\w^])"
+    r"(?!\s*(?:kernels?|launch|[kmgt]i?b\b|bytes?\b|(?-i:B)\b))")
+_SCI_COUNT = named('case.scientific_count',
+    "a count of elements written in scientific notation ('4.096e3 elements', '1.68e7 fp16 elements'): read as the "
+    "integer it is, then as 'N elements'",
+        ('At 4.096e3 elements', '1.6777216e7 elements'),
+        ('4096 elements', '6.55e4 B'))(
+    r"(?<![\w.])(\d+(?:\.\d+)?[eE]\+?\d{1,2})\s+(?:(?:fp16|fp32|bf16|float16|float32|bfloat16)\s+)?"
+    r"(?:elements?|values)\b", re.I)
+
+
+def _count(written: str) -> str | None:
+    """'16,777,216' or '4.096e3' as the integer's digits ('4096'); None where it is no whole number."""
+    if "e" not in written.lower():
+        return written
+    value = float(written)
+    return str(int(value)) if value == int(value) and value < 1e12 else None
+
+
 def _element_counts(workload: Workload, text: str, have: list[Mention]) -> list[Mention]:
-    """The case of each :data:`_ELEMENT_COUNT` the lesson's own mentions missed, as the lesson reads the same count
-    written "N elements" (a lesson that reads no such case gets none)."""
+    """The case of each :data:`_ELEMENT_COUNT` (and :data:`_N_EQUALS`, :data:`_SCI_COUNT`) the lesson's own mentions
+    missed, as the lesson reads the same count written "N elements" (a lesson that reads no such case gets none)."""
     out: list[Mention] = []
     spans = sorted((m.start, m.end) for m in have if m.params and "dtype" not in m.params)
     starts = [a for a, _ in spans]
-    for m in _ELEMENT_COUNT.finditer(text):
+    found = sorted([*_ELEMENT_COUNT.finditer(text), *_N_EQUALS.finditer(text), *_SCI_COUNT.finditer(text)],
+                   key=lambda m: m.start(1))
+    for m in found:
         i = bisect.bisect_right(starts, m.start(1)) - 1
         if i >= 0 and spans[i][1] > m.start(1):
             continue  # the lesson read it already
-        got = [g.params for g in workload.mentions(f"{m.group(1)} elements") if g.params and "dtype" not in g.params]
+        if any(o.start == m.start(1) for o in out):
+            continue  # two rules read the same count
+        count = _count(m.group(1))
+        if count is None:
+            continue
+        got = [g.params for g in workload.mentions(f"{count} elements") if g.params and "dtype" not in g.params]
         if got:
             out.append(Mention(m.start(1), m.end(), params=got[0]))
     return out

@@ -1280,7 +1280,7 @@ def _credit_sweep_lists(judged: list[tuple[Attributed, FoundNumber]], book: Fact
 
 
 #: an answer that names this many sizes (cases apart from the dtype) walks through a sweep
-SWEEP_SIZES = 3
+SWEEP_SIZES = 2
 
 
 def _walks_sweep(mentioned: Iterable[Mention]) -> bool:
