@@ -105,6 +105,7 @@ def tally(entry: Entry, g: ExplanationGrade, t: Tally) -> None:
         t.add("read")
         credited = _is_credit(f)
         t.add("credited", credited)
+        t.add("credited_annotated", credited)
         t.add("credited_right", credited and deserves)
         if s.label == "misattributed":
             t.add("misattributed")
@@ -162,6 +163,13 @@ def report(name: str, tallies: dict[str, Tally]) -> list[str]:
             f"{t.ratio('named_misattributed_right', 'misattributed'):>17} "
             f"{t.ratio('named_misattributed_right', 'named_misattributed'):>18} {t.ratio('band_right', 'entries'):>17}"
         )
+    t = tallies["all"]
+    unannotated = t.n["credited"] - t.n["credited_annotated"]
+    if unannotated:
+        # a writer who leaves right figures unbracketed ("4 kernels") makes each of them count as a false credit
+        # above; this line is the credit precision over the numbers the writer annotated only
+        lines.append(f"{'':34} credited but not annotated: {unannotated}; credit precision over annotated numbers "
+                     f"only: {t.ratio('credited_right', 'credited_annotated').strip()}")
     return [*lines, ""]
 
 
