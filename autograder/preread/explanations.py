@@ -736,6 +736,7 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
     cues = _Cues.of(ctx, s, ix)
     kinds = {r.kind for r in s.readings}
     here = [c for k in kinds for c in book.of_kind(ctx.params, k) if cued(c)]
+    every = here  # (what the case holds, for the rules that read its other figures: "per call ... 2266 GB/s")
     if _PRECISE.search(text[s.start:s.end]):  # "4,117 GB/s": quoted, a fact only to within PRECISE_TOL (not a
         # per-call wall figure: the wall clock varies from run to run, "76.10 µs" pasted from another run is still it)
         here = [c for c in here if _family(c.fact.method) == "wall" or _error(s, c.fact) <= PRECISE_TOL]
@@ -798,7 +799,7 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
                                            "wall figure its sentence does not say is per call: the kernel's own "
                                            "is its GPU time)"})
         # "Per call ... 118 µs. ... I estimate it at 2266 GB/s, 55 % of copy"
-        if _wall_rate_unnamed(hit, cues, ctx, here):
+        if _wall_rate_unnamed(hit, cues, ctx, every):
             return base.model_copy(update={"verdict": "misattributed", "actually": f"{hit.fact.label} (a per-call "
                                            "wall figure, read as the kernel's own)"})
         if _wall_as_kernel(hit, ctx):  # "timed one call: 85 µs ... only 947 GB/s against the roofline"
