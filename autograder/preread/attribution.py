@@ -550,6 +550,14 @@ _POWER_HEAD = named('table.power_head',
         ('kernels', 'n'))(r"^\s*(?:2\s*\^\s*[\w#]+|log_?(?:2|₂)\s*\(?\s*\w*\)?|k)\s*$", re.I)
 
 
+_COUNT_HEAD = named('table.count_head',
+    "a column header saying its cells are counts of elements ('N', 'n', 'numel', 'elements', 'size (elements)'): a "
+    "row's bare '4096' or '16,777,216' names the case of that many elements (a power of two), as 'N = 4096' does",
+        ('N', 'n', 'numel', 'elements', 'size (elements)', 'n_elements', 'N (elements)'),
+        ('kernels', 'bytes', 'size (MB)', 'log2_n'))(
+    r"^\s*(?:N|n|numel|n_?elements|elements|size\s*\(\s*elements\s*\)|N\s*\(\s*elements\s*\))\s*$", re.I)
+
+
 def _exponent_cell(num: Stated, cell: Cell, text: str) -> bool:
     """A bare whole number alone in a cell under a column of exponents of two ('2^k', 'log2_n'): a case."""
     head = cell.column_head
@@ -563,7 +571,13 @@ def _row_case(cell: Cell, text: str, workload: Workload) -> dict[str, ParamValue
         return {}
     row, corner = cell.heads[1], cell.heads[2]
     exponent = re.fullmatch(r"\s*(\d{1,2})\s*", text[row[0]:row[1]])
-    if exponent is None or not _POWER_HEAD.match(text[corner[0]:corner[1]]):
+    count = re.fullmatch(r"\s*(\d{1,3}(?:,\d{3})+|\d{3,12})\s*", text[row[0]:row[1]])
+    if count is not None and _COUNT_HEAD.match(text[corner[0]:corner[1]]):  # "| 4096 |" under "N"
+        n = int(count.group(1).replace(",", ""))
+        exponent = re.fullmatch(r"(\d+)", str(n.bit_length() - 1)) if n & (n - 1) == 0 else None
+    elif exponent is None or not _POWER_HEAD.match(text[corner[0]:corner[1]]):
+        return {}
+    if exponent is None:
         return {}
     got = [m.params for m in workload.mentions(f"at 2^{exponent.group(1)}") if m.params]
     return dict(got[0]) if got else {}

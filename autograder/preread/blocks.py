@@ -64,6 +64,16 @@ _HEADER_NUMBER = rule(
     ("log2_n  eager_wall  gpu_x", "2^k  eager_us", "size  fp16  bf16"),
 )
 
+_CAPTION_LINE = rule(
+    "format.code_caption_line",
+    "a code block's first line that is one column of words with no number of its own ('float16 sweep (eager vs "
+    "compiled)', 'Results:'), above a line of columns as many as the first row's: a caption; the table's header is the "
+    "line under it",
+    r"^(?!.*(?:[ ]{2,}|\t|\|))(?!.*(?<![\w.^])\d+(?:[.,]\d+)?(?![\w^])).*[^\W\d_].*$",
+    ("float16 sweep (eager vs compiled)", "Results:", "fp16 sweep on the H200"),
+    ("log2_n   eager wall", "eager 71.1 3777", "12      76.1 us", "n = 4096", "eager | 71.1"),
+)
+
 
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
@@ -169,6 +179,10 @@ def cells(text: str, found: list[Block] | None = None) -> list[Cell]:
         else:
             lines = [(s, body) for s, body in lines if not body.lstrip().startswith(("```", "~~~"))
                      and not _PROMPT_LINE.match(body)]
+            if (len(lines) > 2 and _CAPTION_LINE.match(lines[0][1])
+                    and 2 <= len(_column_cells(*lines[1])) == len(_column_cells(*lines[2]))
+                    and not _HEADER_NUMBER.search(lines[1][1])):
+                lines = lines[1:]  # "float16 sweep (eager vs compiled)" over "log2_n   gpu eager ...": a caption
             if not lines or _HEADER_NUMBER.search(lines[0][1]):
                 continue  # no header line: the numbers carry their own units
             grid = [_column_cells(s, body) for s, body in lines]

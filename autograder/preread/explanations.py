@@ -56,6 +56,17 @@ INFERRED_TOL = 0.02
 #: how close a number must be to another case's figure, in a sentence that names no case, to be named that
 #: figure (misattributed) rather than merely wrong: rounding, not a tolerance
 CLOSE = 0.03
+#: how close a figure written to four significant digits or more (:data:`_PRECISE`) must be to a fact to be it: a
+#: student who writes "4,117 GB/s" quoted a figure (or worked it out from the figures), never estimated it
+PRECISE_TOL = 0.05
+_PRECISE = named('tolerance.precise_figure',
+    "a figure written to four significant digits or more ('4,117 GB/s', '3.671x', '0.1180 ms', '268435456 bytes'): "
+    "quoted from a table or worked out, not a rounded estimate, so it is a fact only to within PRECISE_TOL (5 %), "
+    "not REL_TOL: '4,117 GB/s' in a cell whose kernel reaches 3,840 is another lesson's figure, not this one's (a "
+    "per-call wall figure still within REL_TOL: the wall clock varies from run to run)",
+        ('4,117 GB/s', '3.671x', '0.1180 ms', '268435456 bytes', '4096 GB/s', '3,9712x'),
+        ('4,000 GB/s', '3.67x', '0.118 ms', '99 %', '4,100 GB/s', '2.15 × 10^9', '2^24'))(
+    r"(?<![\d,.^])(?:(?=\d*[.]\d)0*[.]?0*[1-9](?:[.,]?\d){3,}|[1-9](?:,?\d){2,},?[1-9])", re.I)
 #: the pre-read reads at most this many characters of an answer (about 15,000 words, some 60 times the longest
 #: answer of the corpora): its time is linear in what it reads (benchmarks/preread_speed.py), so this bounds a
 #: hostile submission's cost at a few seconds; what lies beyond is named in the comment, never judged
@@ -725,6 +736,10 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
     cues = _Cues.of(ctx, s, ix)
     kinds = {r.kind for r in s.readings}
     here = [c for k in kinds for c in book.of_kind(ctx.params, k) if cued(c)]
+    every = here  # (what the case holds, for the rules that read its other figures: "per call ... 2266 GB/s")
+    if _PRECISE.search(text[s.start:s.end]):  # "4,117 GB/s": quoted, a fact only to within PRECISE_TOL (not a
+        # per-call wall figure: the wall clock varies from run to run, "76.10 µs" pasted from another run is still it)
+        here = [c for c in here if _family(c.fact.method) == "wall" or _error(s, c.fact) <= PRECISE_TOL]
     if "flop_rate" in kinds and ctx.variant is None:
         here = [c for c in here if not _memory_bound_rate(c, book, ctx.params)]
     of_variant = [
@@ -784,7 +799,7 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
                                            "wall figure its sentence does not say is per call: the kernel's own "
                                            "is its GPU time)"})
         # "Per call ... 118 µs. ... I estimate it at 2266 GB/s, 55 % of copy"
-        if _wall_rate_unnamed(hit, cues, ctx, here):
+        if _wall_rate_unnamed(hit, cues, ctx, every):
             return base.model_copy(update={"verdict": "misattributed", "actually": f"{hit.fact.label} (a per-call "
                                            "wall figure, read as the kernel's own)"})
         if _wall_as_kernel(hit, ctx):  # "timed one call: 85 µs ... only 947 GB/s against the roofline"
