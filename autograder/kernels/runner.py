@@ -126,6 +126,12 @@ class ChildRun:
         return [m for m in self.messages if m["t"] == t]
 
 
+#: how long a child still starting when its task is sent may take to come up (torch imported): that start is the
+#: grader's, not the submission's (no student code runs before it), so the wall time counts from the later of the
+#: task sent and the child up; a loaded node's slow start is not the student's timeout
+START_S = 120.0
+
+
 def _watch(proc: subprocess.Popen[bytes], msg_fd: int, err_fd: int, deadline: float, run: ChildRun,
            t_spawn: float, expected_cases: int, turn: DeviceTurn | None = None,
            on_up: Callable[[], None] | None = None) -> None:
@@ -136,10 +142,11 @@ def _watch(proc: subprocess.Popen[bytes], msg_fd: int, err_fd: int, deadline: fl
     sel.register(err_fd, selectors.EVENT_READ, "err")
     buf, err, open_fds = b"", b"", 2
     assert proc.stdin is not None
+    shifted = False  # the deadline moved past the child's start (once, when it says it is up)
     while open_fds:
         if run.finished and proc.poll() is not None:
             break  # the child has said its last word and gone (a process it left may hold the pipes open)
-        left = deadline - time.perf_counter()
+        left = (deadline if shifted else max(deadline, t_spawn + START_S)) - time.perf_counter()
         if left <= 0:
             run.timed_out = True
             return
@@ -169,6 +176,9 @@ def _watch(proc: subprocess.Popen[bytes], msg_fd: int, err_fd: int, deadline: fl
                     run.waited_s, deadline = waited, deadline + waited
                     continue
                 _handle(msg, now, run, proc, t_spawn, expected_cases)
+                if not shifted and run.up_at is not None:
+                    shifted = True
+                    deadline += max(0.0, run.up_at - t_spawn)
                 if on_up is not None and run.up_at is not None:
                     on_up()
                     on_up = None

@@ -241,7 +241,7 @@ def test_06_run_all_first_a_share_as_a_percent_a_buggy_kernel_a_slow_one_then_su
     write_cell(page, cells, share, SHARE.format(value="70"))
     seventy = run_cell(page, cells, share)
     one_line_error(seventy)
-    assert seventy.endswith("is not a plausible fraction of the peak (expected between 0.0001 and 1.5) — write 0.7 "
+    assert seventy.endswith("is not a plausible fraction of the peak (expected between 1e-7 and 1.5) — write 0.7 "
                             "for 70%")
     write_cell(page, cells, share, SHARE.format(value="0.7"))
     assert "✔ committed #1: your kernel's share of the copy roofline" in run_cell(page, cells, share)

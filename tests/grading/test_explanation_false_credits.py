@@ -310,3 +310,29 @@ def test_a_flop_rate_said_of_no_variant_is_not_the_memory_bound_kernels(lessons)
     assert the(g, "669 GFLOP/s").verdict == "unmatched", g.comment
     g = grade(lessons, "03_roofline", "explain_intensity", "The add only reaches 669 GFLOP/s of GPU time.")
     assert the(g, "669 GFLOP/s").verdict == "match", g.comment
+
+
+def test_a_rounded_share_that_is_the_kernels_own_is_not_read_as_the_per_call_one(lessons):
+    """Where the per-call (wall) share is nearer the figure than the GPU-time one and both round to it ("87 %":
+    GPU time 87.3 %, per call moved to 87.0 %; on a CPU, or at a large size, the two are close), the figure is
+    the share asked for, rounded: credited, not a per-call figure misread. Written to a digit more, it is the
+    per-call one's exactly and the GPU-time one's not: still a per-call figure misread."""
+    from autograder.records import summarize
+
+    spec, ref = lessons["04_fusion"]
+    gpu = next(m for m in ref.measurements if m.case.variant == "compiled" and m.method == "gpu_time"
+               and m.case.params == {"dtype": "float16", "log2_n": 24})
+    wall = next(m for m in ref.measurements if m.case.variant == "compiled" and m.method == "wall_per_call"
+                and m.case.params == gpu.case.params)
+    pct = round(100 * gpu.achieved_gbps / ref.device.copy_gbps)
+    assert abs(100 * gpu.achieved_gbps / ref.device.copy_gbps - pct) > 0.1  # 87.3 %: not 87.0
+    scale = wall.achieved_gbps / (pct / 100 * ref.device.copy_gbps)  # the per-call share moved to pct exactly
+    moved = wall.model_copy(update={"samples_ms": [x * scale for x in wall.samples_ms],
+                                    "stats": summarize([x * scale for x in wall.samples_ms])})
+    near = ref.model_copy(update={"measurements": [moved if m is wall else m for m in ref.measurements]})
+    ex = next(x for x in spec.explanations if x.grade_id == "explain_headline")
+    g = grade_explanation(f"The compiled kernel reaches {pct} % of the copy roofline.", spec, ex, near)
+    f = the(g, f"{pct} %")
+    assert f.verdict == "match" and "gpu_time" in (f.matches or ""), g.comment
+    g = grade_explanation(f"The compiled kernel reaches {pct}.0 % of the copy roofline.", spec, ex, near)
+    assert the(g, f"{pct}.0 %").verdict == "misattributed", g.comment
