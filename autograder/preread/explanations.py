@@ -23,7 +23,7 @@ from ..spec import ExplanationSpec, LessonSpec
 from ..workload import Fact, Workload
 from .attribution import LOOKBACK, Attributed, Context, attribute, frame
 from .conclusions import Conclusion, bound_claims, conclusions, flops_as_cause, misconceptions
-from .factbook import Candidate, FactBook, dtype_cue, fact_book
+from .factbook import Candidate, FactBook, dtype_cue, fact_book, other_lessons_launches
 from .normalise import normalise
 from .numbers import Stated, extract
 from .rules import (
@@ -742,7 +742,54 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
             and s.value in book.model_launches(a.context.params)):
         return found.model_copy(update={"verdict": "given", "matches": "the work model's launch count",
                                         "actually": None})
+    if found.verdict == "unmatched":
+        other = _other_lesson_count(a, book, text)
+        if other is not None:
+            return found.model_copy(update={"verdict": "misattributed", "actually": other})
     return found
+
+
+_OTHER_LESSON_COUNT = named('subject.other_lesson_count',
+    "in a launch count's own clause, words that say it counts a variant's kernels or launches ('Eager launches 5 "
+    "kernels', 'in 4 launches', 'eager startet 5 Kernel'): where the variant the clause names launches another "
+    "number here, at every case, and the work model of another lesson of the course gives the variant of that "
+    "name exactly this count (the softmax lesson's eager 5 in the fusion lesson, whose eager chain launches 4), "
+    "the count is that lesson's, quoted as this one's: misattributed, not merely wrong",
+        ('Eager launches 5 kernels', 'moves 268 MB in 4 launches', 'eager startet 5 Kernel',
+         "eager's 5 kernels against the fused 1", 'eager lanza 5 kernels'),
+        ('the speedup is 3.2x', 'it moves 4x fewer bytes', 'the 5 ops of the chain'))(
+    r"\b(?:kernels?|launch(?:es|ed|ing)?|Kernel[ns]?|noyaux?|lanza\w*|lancements?|startet|Starts)\b", re.I)
+
+
+_COUNT_DIFFERENCE = named('subject.count_difference',
+    "right after a count, or as its unit's first word, a word that makes it a difference of two counts ('four "
+    "extra eager kernels', '3 more launches', '4 fewer kernels'): not a variant's whole count, so never another "
+    "lesson's",
+        (' extra eager kernels', ' more launches', ' fewer kernels', ' additional kernels', 'four extra eager kernels'),
+        (' kernels', ' launches per call', ' eager kernels'))(
+    r"^\S*?\s*(?:extra|more|fewer|less|additional|further|zusätzliche|weitere|más|de plus|supplémentaires)\b", re.I)
+
+
+def _other_lesson_count(a: Attributed, book: FactBook, text: str) -> str | None:
+    """What a launch count that is no figure of its clause's variant here is, where it is another lesson's count
+    of the variant of that name (:data:`_OTHER_LESSON_COUNT`); None otherwise (a count nobody's: just wrong)."""
+    s, ctx = a.stated, a.context
+    if s.low is not None or ctx.variant is None or not _variant_said(ctx):
+        return None
+    if _COUNT_DIFFERENCE.search(text[s.start:min(len(text), s.end + 24)]):
+        return None
+    counts = other_lessons_launches(book.spec).get(ctx.variant, {})
+    readings = [r.value for r in s.readings if r.kind == "launches" and float(r.value) in counts]
+    if not readings or not _OTHER_LESSON_COUNT.search(ctx.own_clause or ctx.clause):
+        return None
+    value = float(readings[0])
+    # (a count this lesson's variant has anywhere, in its model or at another measured case, is no other lesson's)
+    here = book.model_launches(ctx.params) | {
+        float(c.fact.value) for p in book.known_cases() for c in book.of_kind(p, "launches")
+        if c.fact.variant in (None, ctx.variant)}
+    if value in here:
+        return None
+    return f"{ctx.variant} kernel launches in {counts[value]} (another lesson's count)"
 
 
 def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _Index | None = None,
@@ -880,10 +927,10 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
         for params in _neighbours(book, ctx.params):
             elsewhere += [c for k in kinds for c in book.of_kind(params, k) if cued(c)]
     elsewhere = [c for c in elsewhere if not _unanchored(c, ctx, cues, asked)]
-    own = _sentence_own(s, [c for c in elsewhere if not c.fact.given and _named_in_sentence(c, ctx, book)], base,
-                        ctx, min(rel, CLOSE))
-    if own is not None:
-        return own
+    own_found = _sentence_own(s, [c for c in elsewhere if not c.fact.given and _named_in_sentence(c, ctx, book)],
+                              base, ctx, min(rel, CLOSE))
+    if own_found is not None:
+        return own_found
     other = _best(s, [c for c in elsewhere if not c.fact.given and (id(c) in same_case or not unsure_case)], rel)
     if other is not None:
         return base.model_copy(update={"verdict": "misattributed", "actually": other.fact.label})
@@ -892,9 +939,9 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
     other = _quoted_from_elsewhere(s, book, ctx.params, ctx.variant is not None)
     if other is not None and (ctx.variant is None or other.fact.variant in (None, ctx.variant)) \
             and _named_in_sentence(other, ctx, book):
-        own = _sentence_own(s, [other], base, ctx, CLOSE)
-        if own is not None:
-            return own
+        own_found = _sentence_own(s, [other], base, ctx, CLOSE)
+        if own_found is not None:
+            return own_found
     if other is not None and not unsure_case:
         return base.model_copy(update={"verdict": "misattributed",
                                        "actually": f"{other.fact.label} (another case's figure)"})

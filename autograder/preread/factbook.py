@@ -15,10 +15,11 @@ from ..kinds import kind_of
 from ..mentions import _DTYPES as DTYPE_SPELLINGS
 from ..mentions import DTYPE_BYTES, DTYPE_WORDS
 from ..records import ParamValue, ReferenceRun, render_params
-from ..spec import ExplanationSpec, LessonSpec
+from ..spec import SPEC_FILENAME, ExplanationSpec, LessonSpec, load_spec
 from ..workload import Fact, Work
 
-__all__ = ["Candidate", "FactBook", "WorkModelError", "check_work_model", "fact_book", "work_model_problems"]
+__all__ = ["Candidate", "FactBook", "WorkModelError", "check_work_model", "fact_book", "other_lessons_launches",
+           "work_model_problems"]
 
 
 class WorkModelError(LessonSpecError):
@@ -509,3 +510,32 @@ def fact_book(spec: LessonSpec, ex: ExplanationSpec, ref: ReferenceRun | None) -
             _BOOKS.clear()
         book = _BOOKS[key] = FactBook(spec, dict(ex.case), ref)
     return book
+
+
+_COURSE_LAUNCHES: dict[tuple[str, str], dict[str, dict[float, str]]] = {}
+
+
+def other_lessons_launches(spec: LessonSpec) -> dict[str, dict[float, str]]:
+    """The launch counts the work models of the course's other lessons (the lesson folders beside this one's)
+    give each variant at their explanation cells' cases: variant -> {count: the lesson's id}. "Eager launches 5
+    kernels" in the fusion lesson (4 there) is the softmax lesson's count. Read once per course folder; a lesson
+    whose spec or model fails is left out (its own lint reports it)."""
+    if spec.folder is None:
+        return {}
+    key = (str(spec.folder.resolve().parent), spec.id)
+    if key in _COURSE_LAUNCHES:
+        return _COURSE_LAUNCHES[key]
+    out: dict[str, dict[float, str]] = {}
+    for path in sorted(spec.folder.resolve().parent.glob(f"*/{SPEC_FILENAME}")):
+        try:
+            other = load_spec(path)
+            if other.id == spec.id:
+                continue
+            for ex in other.explanations:
+                for variant, work in _model_at(other, dict(ex.case))[1].items():
+                    if work.launches:
+                        out.setdefault(variant, {}).setdefault(float(work.launches), other.id)
+        except Exception:
+            continue
+    _COURSE_LAUNCHES[key] = out
+    return out
