@@ -865,13 +865,12 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
                                            f"{hit.fact.label} is {_error(s, hit.fact):.0%} off)"})
         # "Eager takes 157 µs and the compiled one 109 µs, a speedup of 1.44x"
         if _wall_unsaid(hit, ctx, cues, text, laid_out, book.case):
-            own = _own_to_its_digits(s, hit, fits)
-            if own is not None:
-                hit = own
-        if _wall_unsaid(hit, ctx, cues, text, laid_out, book.case):
-            return base.model_copy(update={"verdict": "misattributed", "actually": f"{hit.fact.label} (a per-call "
-                                           "wall figure its sentence does not say is per call: the kernel's own "
-                                           "is its GPU time)"})
+            own = _own_to_its_digits(s, hit, fits)  # "39 %": the GPU-time share rounded, not the per-call one
+            if own is None:
+                return base.model_copy(update={"verdict": "misattributed", "actually": f"{hit.fact.label} (a "
+                                               "per-call wall figure its sentence does not say is per call: the "
+                                               "kernel's own is its GPU time)"})
+            hit = own
         # "Per call ... 118 µs. ... I estimate it at 2266 GB/s, 55 % of copy"
         if _wall_rate_unnamed(hit, cues, ctx, every):
             return base.model_copy(update={"verdict": "misattributed", "actually": f"{hit.fact.label} (a per-call "
