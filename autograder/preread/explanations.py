@@ -753,7 +753,7 @@ _OTHER_LESSON_COUNT = named('subject.other_lesson_count',
     "in a launch count's own clause, words that say it counts a variant's kernels or launches ('Eager launches 5 "
     "kernels', 'in 4 launches', 'eager startet 5 Kernel'): where the variant the clause names launches another "
     "number here, at every case, and the work model of another lesson of the course gives the variant of that "
-    "name exactly this count (the softmax lesson's eager 5 in the fusion lesson, whose eager chain launches 4), "
+    "name exactly this count (another lesson's eager 5 in a lesson whose eager chain launches 4), "
     "the count is that lesson's, quoted as this one's: misattributed, not merely wrong",
         ('Eager launches 5 kernels', 'moves 268 MB in 4 launches', 'eager startet 5 Kernel',
          "eager's 5 kernels against the fused 1", 'eager lanza 5 kernels'),

@@ -518,8 +518,8 @@ _COURSE_LAUNCHES: dict[tuple[str, str], dict[str, dict[float, str]]] = {}
 def other_lessons_launches(spec: LessonSpec) -> dict[str, dict[float, str]]:
     """The launch counts the work models of the course's other lessons (the lesson folders beside this one's)
     give each variant at their explanation cells' cases: variant -> {count: the lesson's id}. "Eager launches 5
-    kernels" in the fusion lesson (4 there) is the softmax lesson's count. Read once per course folder; a lesson
-    whose spec or model fails is left out (its own lint reports it)."""
+    kernels" in a lesson whose eager launches 4 is the count of another lesson's eager. Read once per course
+    folder; a lesson whose spec or model fails is left out (its own lint reports it)."""
     if spec.folder is None:
         return {}
     key = (str(spec.folder.resolve().parent), spec.id)
