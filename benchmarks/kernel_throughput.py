@@ -1,7 +1,7 @@
 """Throughput of grading students' own kernels (issue 22, item 6): submissions an hour, and where the time goes.
 
     .venv/bin/python benchmarks/kernel_throughput.py [--device cpu|cuda] [-n 12] [--pool 2]
-                                  [--runs cold,warm,warmlate,coldpool,pool] [--ahead K] [--lesson DIR] [--out FILE]
+                                  [--runs cold,warm,warmahead,coldpool,pool] [--ahead K] [--lesson DIR] [--out FILE]
 
 A mixed class of ``n`` submissions, cycled from the hostile-kernel suite (tests/kernels/hostile/): good ones
 (PyTorch and Triton), slow, wrong, blank and hostile ones (the hang only with ``--with-hang``: it costs its
@@ -9,9 +9,9 @@ whole wall limit).  Each runs in its own child process, in bubblewrap where it i
 runs: ``cold`` one after another, each child started when its submission comes
 (:func:`autograder.kernels.run_submission`); ``warm`` one after another, each next child started ahead while
 the current one runs (:class:`autograder.kernels.WarmStart`, as a class's grading does; ``--ahead`` of them
-at a time, by default one per three cores, 1 to 5; each makes its CUDA context while it waits,
-``Limits.cuda_ahead``); ``warmlate`` the same with each child's CUDA context made in its device turn
-(``Limits(cuda_ahead=False)``: what making contexts ahead saves, and whether it moves the others' timing);
+at a time, by default one per three cores, 1 to 5; each makes its CUDA context in its device turn, the
+default); ``warmahead`` the same with each child's CUDA context made while it waits
+(``Limits(cuda_ahead=True)``: what making contexts ahead saves, and whether it disturbs the others' clocks);
 ``pool``, ``--pool``
 threads at a time, each with its own WarmStart; ``coldpool``, ``--pool`` at a time, each child started when
 its submission comes.  Printed: seconds per submission (mean, median, max), the
@@ -54,14 +54,14 @@ PHASES = ("boot", "child_start", "turn_wait", "torch_import", "cuda_ahead", "idl
           "baseline", "import", "compile", "check", "timing", "verify")
 RUNS = {"cold": "one after another, each child started when its submission comes",
         "warm": "one after another, each next child started ahead (WarmStart)",
-        "warmlate": "as warm, each child's CUDA context made in its device turn (Limits(cuda_ahead=False))",
+        "warmahead": "as warm, each child's CUDA context made while it waits (Limits(cuda_ahead=True))",
         "pool": "a pool, each worker with its WarmStart",
         "coldpool": "a pool, each child started when its submission comes"}
 Done = tuple[str, KernelResult, float]  # name, result, when it finished (perf_counter)
 
 
 LESSON: list[Path] = []  # --lesson: the lesson whose student variant the class's submissions are graded as
-CUDA_AHEAD = [True]  # False during a warmlate run
+CUDA_AHEAD = [False]  # True during a warmahead run
 
 
 def _task(name: str, device: str) -> KernelTask:
@@ -128,7 +128,7 @@ def _run(label: str, klass: list[str], device: str, isolate: bool, pool: int,
     elif label == "coldpool":
         with ThreadPoolExecutor(max_workers=pool) as ex:
             done = list(ex.map(lambda n: _cold(n, device, isolate), klass))
-    elif label in ("warm", "warmlate"):
+    elif label in ("warm", "warmahead"):
         with WarmStart(isolate=isolate, ahead=ahead) as warm:
             done = [_warm(warm, n, device) for n in klass]
     else:
@@ -156,7 +156,7 @@ def main() -> None:
     ap.add_argument("-n", type=int, default=12, help="submissions in the class")
     ap.add_argument("--pool", type=int, default=2, help="submissions at a time in the pool run")
     ap.add_argument("--runs", default="cold,warm,coldpool,pool", help="which runs, in order: cold, warm, "
-                    "warmlate, coldpool, pool")
+                    "warmahead, coldpool, pool")
     ap.add_argument("--ahead", type=int, help="children each WarmStart keeps started ahead (default: one per "
                     "three cores, 1 to 5)")
     ap.add_argument("--no-isolate", action="store_true", help="children without bubblewrap")
@@ -188,7 +188,7 @@ def main() -> None:
     seen: list[list[Done]] = []
     for label in runs:
         workers = args.pool if label in ("pool", "coldpool") else 1
-        CUDA_AHEAD[0] = label != "warmlate"
+        CUDA_AHEAD[0] = label == "warmahead"
         done, t0, wall = _run(label, klass, args.device, isolate, workers, args.ahead)
         block = _report(label, done, t0, wall, workers)
         print("\n".join(block), flush=True)

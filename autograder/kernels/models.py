@@ -32,9 +32,13 @@ class Limits(BaseModel, frozen=True):
     #: saved and read back whole cost ~0.1 s each, nine of them per submission); 0: every element. The
     #: hidden check cases are always checked whole.
     verify_sample_from: int = Field(default=1 << 21, ge=0)
-    #: a child started ahead for a CUDA node makes its CUDA context while it waits for its task, outside
-    #: the device turn (no kernel runs then, and no student code exists yet); False: inside its turn
-    cuda_ahead: bool = True
+    #: True: a child started ahead for a CUDA node makes its CUDA context while it waits for its task,
+    #: outside the device turn (no kernel runs then, and no student code exists yet). Off by default: on
+    #: the H200 a context made while another submission was timed stalled that submission's synchronised
+    #: calls, so the grader's own clock saw 5.12 ms a call where the kernel took 0.07 ms, and 7 of 14
+    #: copies of the instructor's kernel were judged gamed/clock_disagreement in a local pool
+    #: (benchmarks/results/h200-2026-12-03). False: the context is made inside the submission's turn
+    cuda_ahead: bool = False
 
 
 class KernelTask(BaseModel, frozen=True):
