@@ -9,6 +9,8 @@ set -u
 out=${1:?OUTDIR}; students=${2:-28}
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
 export PYTHONPATH=/tmp/site:$PWD PATH=/tmp/site/bin:$PATH PYTHONUNBUFFERED=1 COLUMNS=160 TORCHINDUCTOR_CACHE_DIR=/tmp/inductor
+# the Slurm executor needs submitit (the project's `slurm` extra): say so before a device minute is spent
+python3 -c 'import submitit' 2>/dev/null || { echo "no submitit among the wheels in .whl/: add it (pip download --no-deps submitit cloudpickle -d .whl)"; exit 1; }
 work=$(mktemp -d)
 save() { tar -C "$work" -czf "$out/student-kernels.tar.gz" .; }
 {
