@@ -22,7 +22,9 @@ submission waited for its child, from its task sent), turn_wait, torch_import (i
 CUDA context made while waiting, inside boot), idle (the child waiting for its task, started ahead), cuda_init
 (the CUDA context in the device turn: short when it was made ahead), inputs, baseline, the student's import,
 compile = the first call, check, timing, the parent's verify; and for each good kernel the spread of its
-measured per-call medians over the run (making contexts ahead must not move them).  On a CPU Triton runs
+measured per-call medians over the run (making contexts ahead must not move them); and per kind of
+submission once compiled, its mean seconds and the three phases it spent most in (what pulls the mean above
+the median).  On a CPU Triton runs
 through its interpreter.
 """
 
@@ -117,7 +119,24 @@ def _report(label: str, results: list[Done], t0: float, wall: float, workers: in
         "mean seconds per phase: " + ", ".join(
             f"{p} {statistics.fmean([r.phases.get(p, 0.0) for _, r, _ in results]):.3f}" for p in PHASES),
         "good kernels' measured medians (first case): " + _spread(results),
+        *_per_kind(results),
     ]
+
+
+def _per_kind(results: list[Done]) -> list[str]:
+    """Once compiled (after the first submission), per kind of submission: how many, mean seconds, and the
+    three phases it spent most in; the kinds that pull the mean above the median come first."""
+    kinds: dict[str, list[KernelResult]] = collections.defaultdict(list)
+    for name, r, _ in results[1:]:
+        kinds[name].append(r)
+    rows = []
+    for name, rs in kinds.items():
+        mean = statistics.fmean(r.seconds for r in rs)
+        phases = {p: statistics.fmean(r.phases.get(p, 0.0) for r in rs) for p in PHASES if p not in
+                  ("boot", "torch_import", "cuda_ahead", "idle")}  # hidden when started ahead
+        top = sorted(phases.items(), key=lambda kv: -kv[1])[:3]
+        rows.append((mean, f"  {name}: {len(rs)}, mean {mean:.2f} s ({', '.join(f'{p} {v:.2f}' for p, v in top)})"))
+    return ["per kind, once compiled (slowest first):", *(line for _, line in sorted(rows, reverse=True))]
 
 
 def _run(label: str, klass: list[str], device: str, isolate: bool, pool: int,
