@@ -35,8 +35,8 @@ class Limits(BaseModel, frozen=True):
     #: True: a child started ahead for a CUDA node makes its CUDA context while it waits for its task,
     #: outside the device turn (no kernel runs then, and no student code exists yet). Off by default: on
     #: the H200 a context made while another submission was timed stalled that submission's synchronised
-    #: calls, so the grader's own clock saw 5.12 ms a call where the kernel took 0.07 ms, and 7 of 14
-    #: copies of the instructor's kernel were judged gamed/clock_disagreement in a local pool
+    #: calls, so the grader's own clock saw 5.12 ms a call where the kernel took 0.07 ms, and 10 correct
+    #: kernels of a class of 200 were judged gamed/clock_disagreement in a local pool
     #: (benchmarks/results/h200-2026-12-03). False: the context is made inside the submission's turn
     cuda_ahead: bool = False
 
