@@ -74,8 +74,9 @@ class Fact:
     """A number an explanation may quote, in the kind's base unit, and how to say it.
 
     Kinds: ``bytes``, ``launches``, ``ratio``, ``bandwidth`` (GB/s), ``time`` (ms), ``flops``,
-    ``flop_rate`` (TFLOP/s), ``intensity`` (FLOP/byte), ``fraction``.  ``variant`` and ``params`` say what
-    the number is about, so a number quoted for the wrong variant does not count.
+    ``flop_rate`` (TFLOP/s), ``intensity`` (FLOP/byte), ``fraction``, ``count`` (of a thing the workload's
+    :attr:`Workload.counted` names, its key in ``topic``: "64 tiles", "one block").  ``variant`` and
+    ``params`` say what the number is about, so a number quoted for the wrong variant does not count.
     """
 
     kind: str
@@ -113,6 +114,11 @@ class Workload(abc.ABC):
     #: how explanations name each variant besides its own name: regular expressions, matched as whole
     #: words without regard to case (e.g. ``{"compiled": ("fused", "torch\\.compile")}``)
     variant_words: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+    #: things the work model counts besides kernels, by key: the words that name one (a regular expression,
+    #: matched as a whole word after the number, case aside), e.g. ``{"tiles": r"tiles?|Kacheln?|tuiles?"}``.
+    #: "64 output tiles" in an explanation reads as a count of tiles, judged exactly against the model's
+    #: ``count`` facts whose ``topic`` is that key (see :meth:`facts`)
+    counted: ClassVar[Mapping[str, str]] = {}
 
     @abc.abstractmethod
     def inputs(self, params: Mapping[str, ParamValue], device: Any) -> tuple[Any, ...]:

@@ -173,6 +173,12 @@ def report(name: str, tallies: dict[str, Tally]) -> list[str]:
     return [*lines, ""]
 
 
+def _others(lessons: dict, lesson: str) -> dict:
+    """The other lessons' references of the corpus's store (as grading passes them: another lesson's figure is
+    named so)."""
+    return {k: ref for k, (_, ref) in lessons.items() if k != lesson}
+
+
 def run(grade: Callable[..., ExplanationGrade], entries: list[Entry], lessons: dict) -> dict[str, Tally]:
     out: dict[str, Tally] = defaultdict(Tally)
     for e in entries:
@@ -180,7 +186,9 @@ def run(grade: Callable[..., ExplanationGrade], entries: list[Entry], lessons: d
         ex = next((x for x in spec.explanations if x.grade_id == e.grade_id), None)
         if ex is None:
             raise SystemExit(f"{e.lesson}.{e.grade_id}.txt: {e.lesson} has no explanation cell {e.grade_id!r}")
-        g = grade(e.text, spec, ex, ref)
+        # (the baseline's pre-reader knows no other lessons)
+        g = grade(e.text, spec, ex, ref, **({"others": _others(lessons, e.lesson)} if grade is grade_explanation
+                                            else {}))
         tally(e, g, out[f"{e.lesson} {e.grade_id}"])
         tally(e, g, out["all"])
     return {k: out[k] for k in [*sorted(k for k in out if k != "all"), "all"]}
@@ -266,7 +274,8 @@ def main() -> int:
             for e in entries:
                 spec, ref = lessons[name][e.lesson]
                 ex = next(x for x in spec.explanations if x.grade_id == e.grade_id)
-                lines_of = misses(e, grade_explanation(e.text, spec, ex, ref))
+                g = grade_explanation(e.text, spec, ex, ref, others=_others(lessons[name], e.lesson))
+                lines_of = misses(e, g)
                 if lines_of:
                     print("\n".join(lines_of))
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import textwrap
 import unicodedata
+from collections.abc import Mapping
 from datetime import datetime, timezone
 
 from ..kinds import kind_of
@@ -137,8 +138,10 @@ def grade_submission(
         predictions = grade_student_kernel(
             reading, spec, ref, note, policy, predictions, kernel_results(refs), grade_quantity
         )
+    others = refs.of_other_lessons(ref.device.key) if spec.explanations else {}
     explanations = [
-        capped_explanation(reading.explanations.get(e.grade_id, ""), spec, e, ref, policy.explanation_max_chars)
+        capped_explanation(reading.explanations.get(e.grade_id, ""), spec, e, ref, policy.explanation_max_chars,
+                           others)
         for e in spec.explanations
     ]
     flags: list[str] = [*reading.flags, *choice.flags]
@@ -182,18 +185,19 @@ def _differs(source_literal: str, committed: float | str | None) -> bool:
 
 
 def capped_explanation(
-    text: str, spec: LessonSpec, ex: ExplanationSpec, ref: ReferenceRun | None, max_chars: int
+    text: str, spec: LessonSpec, ex: ExplanationSpec, ref: ReferenceRun | None, max_chars: int,
+    others: Mapping[str, ReferenceRun] | None = None,
 ) -> ExplanationGrade:
     """The pre-read of an explanation, of at most its first ``max_chars`` characters (cut at a space where
     one is near, so that no number is cut in two): a longer text is flagged ``truncated`` and its comment
     says how much of it was read."""
     if len(text) <= max_chars:
-        return grade_explanation(text, spec, ex, ref)
+        return grade_explanation(text, spec, ex, ref, others=others)
     cut = text[:max_chars]
     space = max(cut.rfind(" "), cut.rfind("\n"))
     if space >= max_chars - 200 and not text[max_chars].isspace():
         cut = cut[:space]
-    g = grade_explanation(cut, spec, ex, ref)
+    g = grade_explanation(cut, spec, ex, ref, others=others)
     return g.model_copy(
         update={
             "flags": [*g.flags, "truncated"],

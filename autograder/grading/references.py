@@ -124,6 +124,7 @@ class ReferenceSet:
         self._cache: dict[str, ReferenceRun | None] = {}
         self._problems: dict[str, str] = {}
         self._listing: frozenset[str] | None = None
+        self._others: dict[str, dict[str, ReferenceRun]] = {}
 
     @property
     def folder(self) -> str:
@@ -174,6 +175,24 @@ class ReferenceSet:
             )
             return None
         return run
+
+    def of_other_lessons(self, device_key: str) -> dict[str, ReferenceRun]:
+        """The references of the store's other assignments on the same device (assignment -> reference), each
+        read as safely as this one's and read once: the pre-read names their figures, quoted in this lesson's
+        explanations, another lesson's. An assignment without a usable one is left out."""
+        if device_key not in self._others:
+            out: dict[str, ReferenceRun] = {}
+            try:
+                with os.scandir(self.store.root) as it:
+                    names = sorted(e.name for e in it if e.is_dir(follow_symlinks=False) and e.name != self.assignment)
+            except OSError:
+                names = []
+            for name in names:
+                ref = ReferenceSet(self.store, name, self.policy).get(device_key)
+                if ref is not None:
+                    out[name] = ref
+            self._others[device_key] = out
+        return self._others[device_key]
 
     def course_reference(self) -> ReferenceRun:
         key = self.policy.device_of_record

@@ -775,7 +775,7 @@ def attribute(text: str, workload: Workload, case: Mapping[str, ParamValue],
     cells = table_cells(masked, blks)
     cell_starts = [c.start for c in cells]
     out = []
-    read = _with_unitless_cells(extract(masked), masked, cells)
+    read = _with_unitless_cells(extract(masked, workload.counted), masked, cells)
     read = sorted([*read, *bare_numbers(masked, read)], key=lambda s: s.start)
     for num in read:
         if any(a <= num.start < b for a, b in quotes):

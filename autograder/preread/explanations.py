@@ -88,7 +88,7 @@ def _close(s: Stated, f: Fact, rel: float) -> bool:
     for r in s.readings:
         if r.kind != f.kind or f.value <= 0:
             continue
-        if r.kind in ("launches", "sms"):  # counts: exactly
+        if r.kind in ("launches", "sms", "count"):  # counts: exactly
             if r.value == f.value:
                 return True
             continue
@@ -321,7 +321,7 @@ def _why_not(c: Candidate, ctx: Context, cues: _Cues, several: frozenset[str] = 
     method, a ratio of the other statistic, the comparison the other way round, one kernel's not the total."""
     f = c.fact
     # (a count of launches is the same whichever way the call is timed)
-    if cues.method and f.kind not in ("launches", "sms") and _family(f.method) not in (None, cues.method):
+    if cues.method and f.kind not in ("launches", "sms", "count") and _family(f.method) not in (None, cues.method):
         return f"the {_family(f.method)} figure, not the {cues.method} one"
     if f.kind == "ratio" and f.topic == "intensity" and (cues.topic == "time" or cues.method is not None
                                                          or RATIO_TIME.search(ctx.clause) is not None):
@@ -677,7 +677,7 @@ def _unit_slip(s: Stated, fits: list[Candidate]) -> bool:
         return False
     return any(c.fact.kind == r.kind and c.fact.value > 0 and not c.fact.given
                and abs(r.value * k - c.fact.value) <= CLOSE * c.fact.value
-               for r in s.readings if r.kind not in ("ratio", "fraction", "launches", "sms")
+               for r in s.readings if r.kind not in ("ratio", "fraction", "launches", "sms", "count")
                for c in fits for k in _SLIPS)
 
 
@@ -743,10 +743,46 @@ def judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _I
         return found.model_copy(update={"verdict": "given", "matches": "the work model's launch count",
                                         "actually": None})
     if found.verdict == "unmatched":
-        other = _other_lesson_count(a, book, text)
+        other = _other_lesson_count(a, book, text) or _other_lesson_figure(a, book, text)
         if other is not None:
             return found.model_copy(update={"verdict": "misattributed", "actually": other})
     return found
+
+
+#: how close a ratio or share must be to another lesson's figure to be named that figure (to its digits: a
+#: figure quoted from another lesson's table, not one that happens to lie near)
+OTHER_LESSON_TOL = 0.025
+#: the same for a headline figure of this lesson at another case (its sweep's points lie near each other: "4.06x"
+#: at 2^26 is no quote of 2^24's 3.97x)
+OTHER_CASE_TOL = 0.01
+
+
+def _other_lesson_figure(a: Attributed, book: FactBook, text: str) -> str | None:
+    """What a speedup or share that is no figure of this case is, where it is, to within
+    :data:`OTHER_LESSON_TOL`, the reference value of a quantity of this lesson at another case, or of another
+    lesson of the course on this device (03's "7.2x" in 04): that figure quoted as this one's. Only a number
+    written with at least two significant digits and a unit or a name ("3.97x", "7.2 times"), never a bare or
+    inferred one, nor one near 1."""
+    s = a.stated
+    if s.inferred or s.low is not None:
+        return None
+    # this lesson's own headline figures of another case ("3.2x" of 4096 x 4096 said of the one long row) too
+    elsewhere = [dataclasses.replace(f, label=f"{f.label} (at {render_params(dict(f.params), short=True)})")
+                 for f in book.quantity_facts() if f.params is not None and dict(f.params) != a.context.params]
+    mantissa = re.split(r"[eE]", text[s.start:s.end], maxsplit=1)[0]
+    digits = re.sub(r"[^0-9]", "", re.sub(r"^[^1-9]*", "", mantissa))
+    if len(digits) < 2:
+        return None
+    for r in s.readings:
+        if r.kind not in ("ratio", "fraction") or 0.9 <= r.value <= 1.1:
+            continue
+        for f in elsewhere:  # (nearer: this lesson's sweep points lie near its other cases' figures)
+            if f.kind == r.kind and abs(r.value - f.value) <= OTHER_CASE_TOL * f.value:
+                return f"{f.label}: another case's figure"
+        for f in book.other_lesson_figures():
+            if f.kind == r.kind and abs(r.value - f.value) <= OTHER_LESSON_TOL * f.value:
+                return f"{f.label}: another lesson's figure"
+    return None
 
 
 _OTHER_LESSON_COUNT = named('subject.other_lesson_count',
@@ -805,7 +841,8 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
     cued = _CueCache(ctx, ix)
     cues = _Cues.of(ctx, s, ix)
     kinds = {r.kind for r in s.readings}
-    here = [c for k in kinds for c in book.of_kind(ctx.params, k) if cued(c)]
+    here = [c for k in kinds for c in book.of_kind(ctx.params, k) if cued(c)
+            and (k != "count" or c.fact.topic == s.unit)]  # "64 tiles": a count of tiles, not of blocks
     every = here  # (what the case holds, for the rules that read its other figures: "per call ... 2266 GB/s")
     if _PRECISE.search(text[s.start:s.end]):  # "4,117 GB/s": quoted, a fact only to within PRECISE_TOL (not a
         # per-call wall figure: the wall clock varies from run to run, "76.10 µs" pasted from another run is still it)
@@ -833,12 +870,13 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
     if kinds == {"launches"} and (_PER_PART.match(ctx.after) or _COUNT_OF_KIND.search(
             text[s.start:min(len(text), s.end + 16)])):
         return base.model_copy(update={"verdict": "unchecked"})
-    if kinds == {"sms"}:  # the device's SM count (recognised, no credit on its own, as an input's size), or a
-        # count of SMs the model does not hold ("131 SMs idle"): neither right nor wrong
+    if kinds == {"sms"}:  # the device's SM count (a right figure of the device: "64 tiles for 132 SMs" is the
+        # explanation, and no prompt states it), or a count of SMs the model does not hold ("131 SMs idle"):
+        # neither right nor wrong
         device = next((c for c in book.of_kind(ctx.params, "sms") if _close(s, c.fact, rel)), None)
         if device is None:
             return base.model_copy(update={"verdict": "unchecked"})
-        return base.model_copy(update={"matches": device.fact.label, "verdict": "given"})
+        return base.model_copy(update={"matches": device.fact.label, "verdict": "match"})
     hit = _best(s, fits, rel)
     if hit is None:
         hit, ctx, base = _compared_elsewhere(s, ctx, book, cues, cued, kinds, asked, several, base, rel)
@@ -1186,8 +1224,6 @@ def suggest(found: list[FoundNumber], wrong_conclusions: int = 0, missing: int =
 def _describe(f: FoundNumber) -> str:
     if f.verdict == "match":
         return f"{f.text} (= {f.matches} ✓)"
-    if f.verdict == "given" and f.kind == "sms":
-        return f"{f.text} (= {f.matches}: a fact of the device, no credit on its own)"
     if f.verdict == "given":
         return f"{f.text} (= {f.matches}: restates the problem)"
     if f.verdict == "misattributed":
@@ -1196,7 +1232,7 @@ def _describe(f: FoundNumber) -> str:
 
 
 #: kinds of figure that carry no unit ("4 kernels", "3.9x", "0.45 of the peak"): written bare, nothing is missing
-_DIMENSIONLESS = frozenset({"launches", "ratio", "fraction", "sms"})
+_DIMENSIONLESS = frozenset({"launches", "ratio", "fraction", "sms", "count"})
 #: a TA takes a quarter off an answer whose figures have no units when at least this many right facts, and
 #: this share of them, are bare numbers ("eager 268 / 4, gpu 69.2 vs 17.6"): the reader must guess the units
 BARE_FACTS, BARE_SHARE = 2, 1 / 3
@@ -1379,10 +1415,13 @@ def _walks_sweep(mentioned: Iterable[Mention]) -> bool:
 
 
 def grade_explanation(
-    text: str, spec: LessonSpec, ex: ExplanationSpec, ref: ReferenceRun | None, rel_tol: float = REL_TOL
+    text: str, spec: LessonSpec, ex: ExplanationSpec, ref: ReferenceRun | None, rel_tol: float = REL_TOL,
+    others: Mapping[str, ReferenceRun] | None = None,
 ) -> ExplanationGrade:
-    """Find the numbers, judge each in its sentence's context, suggest a score and write the comment."""
-    book = fact_book(spec, ex, ref)
+    """Find the numbers, judge each in its sentence's context, suggest a score and write the comment.
+    ``others``: the course's other lessons' references on the same device (lesson id -> reference), whose
+    figures quoted here are named another lesson's."""
+    book = fact_book(spec, ex, ref, others)
     case: dict[str, ParamValue] = dict(ex.case)
     whole = len(text)
     if whole > MAX_READ:
@@ -1409,7 +1448,10 @@ def grade_explanation(
             and not any(lo <= a.stated.start < hi for lo, hi in laid_out)}
     # a count of SMs other than the device's ("131 SMs idle", "64 SMs busy") is no figure the model or the
     # reference holds: not reported
-    found = [f for f in found if not (f.kind == "sms" and f.verdict == "unchecked")]
+    found = [f for f in found if not (f.kind == "sms" and f.verdict == "unchecked")
+             # nor is a count of a thing in words ("one SM does all the work", "a single block"): how the thing
+             # works, rarely a figure a TA checks (rule number.counted reads digits; words reach it normalised)
+             and not (f.kind == "count" and f.text[:1] not in "0123456789")]
     drawn = conclusions(text, framed.masked, framed.sentences, framed.names, spec.workload, case, ref)
     drawn += misconceptions(framed.masked, framed.sentences, framed.names, ref, case)
     drawn += _ratio_claims(framed.masked, framed.sentences, book, case)

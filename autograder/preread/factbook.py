@@ -132,6 +132,10 @@ class FactBook:
     _where: dict[str, list[dict[str, ParamValue]]] | None = None
     _by_kind: dict[tuple[tuple[tuple[str, ParamValue], ...], str], list[Candidate]] = field(default_factory=dict)
     _sorted: dict[str, tuple[list[float], list[Candidate]]] = field(default_factory=dict)
+    #: the references of the course's other lessons on the same device (lesson id -> reference): their
+    #: headline figures, quoted here, are named another lesson's ("7.2x" of 03 in 04)
+    others: Mapping[str, ReferenceRun] = field(default_factory=dict)
+    _other_figures: list[Fact] | None = None
 
     def at(self, params: Mapping[str, ParamValue]) -> list[Candidate]:
         """The facts of the case ``params`` (empty if the workload has no model there)."""
@@ -210,6 +214,38 @@ class FactBook:
                 seen.setdefault(_key(m.case.params), dict(m.case.params))
             self._known = list(seen.values())
         return self._known
+
+    def quantity_facts(self) -> list[Fact]:
+        """The reference's value of every quantity of this lesson, each said of its case where its cases share
+        one (``params`` None otherwise)."""
+        return [f for f, _ in self._quantities()]
+
+    def other_lesson_figures(self) -> list[Fact]:
+        """The numeric reference values of every quantity of the course's other lessons (:attr:`others`), as
+        facts of their kind, labelled with their lesson: what "another lesson's figure" can be. A lesson whose
+        spec does not load is left out (its own lint reports it)."""
+        if self._other_figures is None:
+            out: list[Fact] = []
+            root = self.spec.folder.resolve().parent if self.spec.folder is not None else None
+            for lesson, ref in sorted(self.others.items()):
+                if lesson == self.spec.id or root is None:
+                    continue
+                try:
+                    other = load_spec(root / lesson / SPEC_FILENAME)
+                except Exception:
+                    continue
+                for q in other.quantities:
+                    got = ref.quantities.get(q.id)
+                    try:
+                        kind = kind_of(q).fact_kind
+                    except Exception:
+                        continue
+                    if got is None or not kind or isinstance(got.value, (str, bool)) or not got.value:
+                        continue
+                    out.append(Fact(kind, float(got.value), f"{lesson}'s {q.id} ({ref.device.name} reference)",
+                                    method=q.method))
+            self._other_figures = out
+        return self._other_figures
 
     # ------------------------------------------------------------------ building
     def _build(self, params: dict[str, ParamValue]) -> list[Candidate]:
@@ -498,17 +534,20 @@ def _typed_model_fact(f: Fact, works: Mapping[str, Work]) -> Fact:
     return dataclasses.replace(f, topic=topic, ratio_of=pair)
 
 
-_BOOKS: dict[tuple[int, str, int], FactBook] = {}
+_BOOKS: dict[tuple[object, ...], FactBook] = {}
 
 
-def fact_book(spec: LessonSpec, ex: ExplanationSpec, ref: ReferenceRun | None) -> FactBook:
-    """The book of one explanation cell against one reference, reused while both live."""
-    key = (id(spec), ex.grade_id, id(ref))
+def fact_book(spec: LessonSpec, ex: ExplanationSpec, ref: ReferenceRun | None,
+              others: Mapping[str, ReferenceRun] | None = None) -> FactBook:
+    """The book of one explanation cell against one reference (and the other lessons' references of its
+    device, ``others``), reused while they live."""
+    others = others or {}
+    key = (id(spec), ex.grade_id, id(ref), tuple(sorted((k, id(v)) for k, v in others.items())))
     book = _BOOKS.get(key)
     if book is None or book.spec is not spec or book.ref is not ref:
         if len(_BOOKS) > 64:
             _BOOKS.clear()
-        book = _BOOKS[key] = FactBook(spec, dict(ex.case), ref)
+        book = _BOOKS[key] = FactBook(spec, dict(ex.case), ref, others=dict(others))
     return book
 
 

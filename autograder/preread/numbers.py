@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 from .rules import named, rule
@@ -617,9 +617,35 @@ def _listed_ratios(text: str, found: list[Stated], taken: _Taken, add: Callable[
             add(Stated(m.group(1), m.start(1), m.end(1), "", n, (Reading("ratio", n),), unitless=True))
 
 
-def extract(text: str) -> list[Stated]:
+_COUNTED = named('number.counted',
+    "a count of a thing the lesson's work model counts (its workload's ``counted``: tiles, blocks), the thing's "
+    "word right after the number or one word later, the number in digits ('one block per row' is how the "
+    "thing works, rarely a figure a TA checks): '64 tiles', '64 output tiles', '1 block per row', "
+    "'64 bloques de 128 x 128', '1 solo SM' (here with the words of tiles, blocks and SMs)",
+        ('64 tiles', '64 output tiles', '1 block per row', '64 bloques de 128 x 128', '1 solo SM', '256 tiles'),
+        ('tiles of 128', '64 MB', '2 bytes per tile', '1.5 tiles', 'one block per row', 'a single SM',
+         '(1024/128)^2 tiles', '128×128 output tiles', '128 x 128 tiles'))(
+    r"(?<![\w.,^)/*×])(?<![×x*]\s)(\d+)[^\S\n]+(?:[^\W\d][\w-]*[^\S\n]+)?"
+    r"(?P<u>tiles?|blocks?|bloques?|SMs?)\b", re.I)
+
+
+def _counted_pattern(counted: tuple[tuple[str, str], ...]) -> re.Pattern[str]:
+    """:data:`_COUNTED` with the lesson's own words for the things it counts, each a named group."""
+    if counted not in _COUNTED_CACHE:
+        nouns = "|".join(f"(?P<c{i}>{words})" for i, (_, words) in enumerate(counted))
+        _COUNTED_CACHE[counted] = re.compile(_COUNTED.pattern.replace("(?P<u>tiles?|blocks?|bloques?|SMs?)",
+                                                                      f"(?:{nouns})"), re.I)
+    return _COUNTED_CACHE[counted]
+
+
+_COUNTED_CACHE: dict[tuple[tuple[str, str], ...], re.Pattern[str]] = {}
+
+
+def extract(text: str, counted: Mapping[str, str] | None = None) -> list[Stated]:
     """Every number the text states with a unit or names as a ratio, in text order; spans never overlap.
-    ``text`` should have case-naming sizes masked (they are not quantities)."""
+    ``text`` should have case-naming sizes masked (they are not quantities). ``counted``: the things the
+    lesson's work model counts (``Workload.counted``: key -> the words naming one), read as counts whose unit
+    is the key."""
     found: list[Stated] = []
     taken = _Taken(len(text))
 
@@ -655,6 +681,13 @@ def extract(text: str) -> list[Stated]:
             sms = float(m.group(g))
             add(Stated(text[a:m.end()] if g == 1 else m.group(g), a, m.end() if g == 1 else b, "sms" if g == 1 else "",
                        sms, (Reading("sms", sms),), unitless=g == 2))
+    if counted:
+        keys = tuple(sorted(counted.items()))
+        for m in _counted_pattern(keys).finditer(text):
+            n = to_float(m.group(1))
+            key = next(k for i, (k, _) in enumerate(keys) if m.group(f"c{i}"))
+            if n is not None and not taken.overlaps(m.start(1), m.end(1)):
+                add(Stated(m.group(0), m.start(), m.end(), key, n, (Reading("count", n),)))
     for m in _VS_PAIR.finditer(text):
         if not _KERNEL_WORDS.search(text[max(0, m.start() - 80):m.end() + 40]):
             continue

@@ -12,8 +12,10 @@ import re
 from typing import ClassVar
 
 from autograder.mentions import Mention
-from autograder.workload import Work, Workload, fresh_function
+from autograder.workload import Fact, Work, Workload, fresh_function
 
+#: the output tile of a large cuBLAS multiply on the GPU (one thread block each)
+TILE = 128
 STORAGE = {"bfloat16": ("bfloat16", 2), "float16": ("float16", 2), "float32": ("float32", 4), "tf32": ("float32", 4)}
 SOURCES = {
     "matmul": ("def mm_kernel(a, b):\n    return a @ b\n", "mm_kernel"),
@@ -31,6 +33,11 @@ class Roofline(Workload):
                    "matrix product", "mat-?mul"),
         "elementwise": ("element-wise", "add", "adds", r"(?<!in )addition", "pointwise", r"a\s?\+\s?b",
                         "ew kernel"),
+    }
+
+    # the output tiles of the multiply (cuBLAS's 128 x 128 tiles, one per thread block): "64 tiles for 132 SMs"
+    counted: ClassVar[dict[str, str]] = {
+        "tiles": r"tiles?|Kacheln?|tuiles?|blocchi|azulejos?|ladrilhos?|(?:thread[- ])?blocks?|bloques?|blocos?|CTAs?",
     }
 
     def describe(self, params):
@@ -80,6 +87,14 @@ class Roofline(Workload):
         flops = 2 * n**3 if variant == "matmul" else n * n
         return Work(bytes_read=2 * n * n * s, bytes_written=n * n * s, launches=1, flops=flops)
 
+
+    def facts(self, params):
+        out = super().facts(params)
+        n = 1 << int(params["log2_n"])
+        if n >= TILE:  # a 1024² output is (1024 / 128)² = 64 tiles: half of the H200's 132 SMs get one
+            out.append(Fact("count", (n // TILE) ** 2, f"output tiles of {TILE} x {TILE} of the multiply at n = {n}",
+                            "matmul", params, topic="tiles"))
+        return out
 
     def input_bytes(self, params):
         n = 1 << int(params["log2_n"])

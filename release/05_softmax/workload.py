@@ -11,7 +11,7 @@ import re
 from typing import ClassVar
 
 from autograder.mentions import Mention, dtype_mentions
-from autograder.workload import Work, Workload, compile_fresh, fresh_function
+from autograder.workload import Fact, Work, Workload, compile_fresh, fresh_function
 
 COMPOSED = """def softmax(x):
     m = x.amax(-1, keepdim=True)
@@ -34,6 +34,12 @@ class Softmax(Workload):
         "compiled": ("fused", r"torch\.compile", "triton", "inductor"),
         "torch_softmax": (r"torch\.softmax", r"f\.softmax", r"library(?: kernel| softmax| version| one)?",
                           r"built-?in(?: softmax)?", r"softmax kernel of pytorch"),
+    }
+
+    # the library kernel gives each row one thread block (one SM): at one long row, one SM of the GPU works
+    counted: ClassVar[dict[str, str]] = {
+        "blocks": r"(?:thread[- ])?blocks?|bloques?|blocs?|Bl[öo]cke?n?|blocchi|blocos?|CTAs?",
+        "sms_busy": r"SMs?|streaming multiprocessors?|multiprocesseurs?|multiprocesadore?s?",
     }
 
     def describe(self, params):
@@ -70,6 +76,15 @@ class Softmax(Workload):
         # one pass: read each row once, write it once (the model: one kernel)
         return Work(bytes_read=r * c * s, bytes_written=r * c * s, launches=1, flops=5 * r * c)
 
+
+    def facts(self, params):
+        out = super().facts(params)
+        out.append(Fact("count", 1, "thread blocks torch.softmax gives one row", "torch_softmax", params,
+                        topic="blocks"))
+        if int(params["log2_rows"]) == 0:  # one row, one block: one SM of the GPU busy
+            out.append(Fact("count", 1, "SMs torch.softmax keeps busy on the one row", "torch_softmax", params,
+                            topic="sms_busy"))
+        return out
 
     def input_bytes(self, params):
         r, c = 1 << int(params["log2_rows"]), 1 << int(params["log2_cols"])

@@ -95,9 +95,16 @@ def test_one_slip_among_many_right_figures_is_forgiven_and_two_are_not():
     # bandwidth and FLOP rate in e-notation without a prefix
     ("04_fusion", "explain_headline", "The fused kernel runs at 3.65e12 B/s.", "3.65e12 B/s", "match"),
     ("03_roofline", "explain_small", "The 1024 multiply runs at 3.53e14 FLOP/s.", "3.53e14 FLOP/s", "match"),
-    # the device's SM count: recognised, no credit on its own
-    ("03_roofline", "explain_small", "64 tiles for 132 SMs.", "132 SMs", "given"),
-    ("05_softmax", "explain_long_rows", "one block per row: a single SM out of 132.", "132", "given"),
+    # the device's SM count: a right figure of the device (every blind writer since the twelfth set credits it)
+    ("03_roofline", "explain_small", "64 tiles for 132 SMs.", "132 SMs", "match"),
+    ("05_softmax", "explain_long_rows", "one block per row: a single SM out of 132.", "132", "match"),
+    # a count the lesson's work model holds (Workload.counted): the multiply's output tiles, the library's blocks
+    ("03_roofline", "explain_small", "64 tiles for 132 SMs.", "64 tiles", "match"),
+    ("03_roofline", "explain_small", "At 1024 there are 256 tiles for 132 SMs.", "256 tiles", "misattributed"),
+    ("05_softmax", "explain_long_rows", "torch.softmax gives the row 1 block, so 1 SM of 132 works.", "1 block",
+     "match"),
+    ("05_softmax", "explain_long_rows", "torch.softmax gives the row 1 block, so 1 SM of 132 works.", "1 SM",
+     "match"),
     # the traffic ratio is no speedup a sentence names by its timing method
     ("04_fusion", "explain_sweep", "At 2^28 the per-call number is 4.05x.", "4.05x", "misattributed"),
     # a factor before the Italian/Spanish 'a' ("at"), a launch count in Italian and misspelt
