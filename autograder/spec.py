@@ -97,6 +97,9 @@ class ExplanationSpec(Record):
     case: dict[str, ParamValue]
     #: the parts of the asked explanation (optional): the pre-read's suggestion costs each one left out
     parts: list[ExplanationPart] = Field(default_factory=list)
+    #: device figures the cell's prompt states (``"sm_count"``): restated in an answer they are recognised as
+    #: given (no credit on their own), where elsewhere they are a right figure of the device
+    gives: list[Literal["sm_count"]] = Field(default_factory=list)
 
 
 class KernelCredit(Record):

@@ -254,9 +254,57 @@ def misconceptions(masked: str, sentences: list[tuple[int, int]], names: list[Me
               and not _OVERHEAD_NAMED.search(s) and _gpu_gain(ref, case) > 1.5):
             why = ("a per-call speedup held against the traffic ratio: a call pays its CPU dispatch as well, the "
                    "bytes saved show in the GPU time")
+        elif ((room := _HEADROOM.search(s)) and not _NO_HEADROOM.search(s, max(0, room.start() - 24), room.start())
+              and "#" not in s and not _SIZES_NAMED.search(s) and (share := _best_share(ref, case)) >= AT_CEILING):
+            why = (f"at this size a kernel already reaches {share:.0%} of its ceiling (the copy roofline or the "
+                   "matmul peak): there is no headroom left to claim")
         if why is not None:
             out.append(Conclusion(s.strip()[:60], (a, b), False, f"'{s.strip()[:80]}': {why}"))
     return out
+
+
+#: a kernel at this share of its ceiling (GPU time) has no headroom a sentence may claim for it
+AT_CEILING = 0.9
+_HEADROOM = rule(
+    "misconception.headroom",
+    "headroom claimed for a kernel: 'a lot left on the table', 'plenty of room to improve', 'could still be much "
+    "faster', 'far from the roofline', 'well below the peak' (the lesson's misconception where the kernel is at its "
+    "ceiling already)",
+    r"\b(?:(?:a lot|lots|much|plenty|quite a bit)\s+(?:of\s+\w+\s+)?left on the table|left on the table|"
+    r"(?:a lot of|lots of|plenty of|much|significant|big|large)\s+(?:room|headroom)|room (?:for|to) improve\w*|"
+    r"could (?:still |easily )?be (?:much|a lot|far|significantly|way|several times) faster|"
+    r"(?:far|well|way) (?:from|below|under|short of) (?:the |its )?(?:copy )?(?:roofline|peak|bandwidth limit|"
+    r"ceiling|hbm (?:limit|bandwidth)))\b",
+    ("there is still a lot left on the table", "plenty of room to improve", "it could still be much faster",
+     "far from the roofline", "well below the peak", "lots of headroom"),
+    ("it is at the roofline", "the speedup is 4x", "close to the roofline"),
+)
+_NO_HEADROOM = rule(
+    "misconception.no_headroom",
+    "right before a headroom phrase, words that deny it: 'nothing left on the table', 'no room', 'hardly any "
+    "headroom', 'not far from the roofline'",
+    r"(?:\b(?:no|nothing|not|hardly|little|barely|never|without|kein\w*|nicht)\b|n't)[^.;]{0,12}$",
+    ("nothing ", "there is no ", "not ", "hardly any ", "isn't "),
+    ("there is still ", "it is "),
+)
+
+
+def _best_share(ref: ReferenceRun | None, case: Mapping[str, ParamValue]) -> float:
+    """The largest share of its ceiling any variant reaches at ``case`` in GPU time (the copy roofline for bytes,
+    the dtype's matmul peak for FLOPs), 0 when unmeasured."""
+    if ref is None:
+        return 0.0
+    dev = ref.device
+    peak = (getattr(dev, "peaks", None) or {}).get(f"matmul_tflops:{case.get('dtype')}")
+    best = 0.0
+    for m in ref.measurements:
+        if _family(m.method) != "gpu" or dict(m.case.params) != dict(case) or m.stats.median <= 0:
+            continue
+        if dev.copy_gbps:
+            best = max(best, m.achieved_gbps / dev.copy_gbps)
+        if m.flops and peak:
+            best = max(best, m.achieved_tflops / peak)
+    return best
 
 
 _PER_CALL_AGAINST_BYTES = rule(

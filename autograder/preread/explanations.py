@@ -871,12 +871,13 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
             text[s.start:min(len(text), s.end + 16)])):
         return base.model_copy(update={"verdict": "unchecked"})
     if kinds == {"sms"}:  # the device's SM count (a right figure of the device: "64 tiles for 132 SMs" is the
-        # explanation, and no prompt states it), or a count of SMs the model does not hold ("131 SMs idle"):
-        # neither right nor wrong
+        # explanation; given where the cell's prompt states it), or a count of SMs the model does not hold ("131
+        # SMs idle"): neither right nor wrong
         device = next((c for c in book.of_kind(ctx.params, "sms") if _close(s, c.fact, rel)), None)
         if device is None:
             return base.model_copy(update={"verdict": "unchecked"})
-        return base.model_copy(update={"matches": device.fact.label, "verdict": "match"})
+        return base.model_copy(update={"matches": device.fact.label,
+                                       "verdict": "given" if "sm_count" in book.gives else "match"})
     hit = _best(s, fits, rel)
     if hit is None:
         hit, ctx, base = _compared_elsewhere(s, ctx, book, cues, cued, kinds, asked, several, base, rel)
@@ -1224,6 +1225,8 @@ def suggest(found: list[FoundNumber], wrong_conclusions: int = 0, missing: int =
 def _describe(f: FoundNumber) -> str:
     if f.verdict == "match":
         return f"{f.text} (= {f.matches} ✓)"
+    if f.verdict == "given" and f.kind == "sms":
+        return f"{f.text} (= {f.matches}: the prompt states it)"
     if f.verdict == "given":
         return f"{f.text} (= {f.matches}: restates the problem)"
     if f.verdict == "misattributed":

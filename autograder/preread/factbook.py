@@ -135,6 +135,8 @@ class FactBook:
     #: the references of the course's other lessons on the same device (lesson id -> reference): their
     #: headline figures, quoted here, are named another lesson's ("7.2x" of 03 in 04)
     others: Mapping[str, ReferenceRun] = field(default_factory=dict)
+    #: the device figures the cell's prompt states (``ExplanationSpec.gives``): given, not credited, there
+    gives: frozenset[str] = frozenset()
     _other_figures: list[Fact] | None = None
 
     def at(self, params: Mapping[str, ParamValue]) -> list[Candidate]:
@@ -547,7 +549,7 @@ def fact_book(spec: LessonSpec, ex: ExplanationSpec, ref: ReferenceRun | None,
     if book is None or book.spec is not spec or book.ref is not ref:
         if len(_BOOKS) > 64:
             _BOOKS.clear()
-        book = _BOOKS[key] = FactBook(spec, dict(ex.case), ref, others=dict(others))
+        book = _BOOKS[key] = FactBook(spec, dict(ex.case), ref, others=dict(others), gives=frozenset(ex.gives))
     return book
 
 

@@ -205,11 +205,13 @@ _UNITS: list[tuple[str, re.Pattern[str]]] = [
                      re.I)),
     # "4x", "3.9×", "4 times", "4-fold"; not "4096 x 4096" nor "3 × n²"
     ("ratio", named('unit.ratio',
-        "a factor: 4x, 3.9×, 4 times, 4-fold, 3,9-mal, 3 veces, 4 fois, 4 vezes; not '4096 x 4096' nor '3 × "
-        "n²'",
-        ('4x', '3.9×', '4 times', '4-fold', '3.9-mal', '3.2 veces', '4 fois', '0.81× a 2^20', '7.5x ####'),
+        "a factor: 4x, 3.9×, 4 times, 4-fold, 3,9-mal, 3 veces, 4 fois, 4 vezes, 3,44 volte; not '4096 x 4096' "
+        "nor '3 × n²'",
+        ('4x', '3.9×', '4 times', '4-fold', '3.9-mal', '3.2 veces', '4 fois', '0.81× a 2^20', '7.5x ####',
+         '3.44 volte', '1 volta'),
         ('4096 x 4096', '3 × n'))(
-        _N + _RANGE + r"[^\S\n]*(?P<u>x|×|times|-fold|fold|-?mal|-?fach|veces|fois|vezes)(?![\w])(?!\s*\d)"
+        _N + _RANGE + r"[^\S\n]*(?P<u>x|×|times|-fold|fold|-?mal|-?fach|veces|fois|vezes|volte|volta)(?![\w])"
+        r"(?!\s*\d)"
         # a masked case name after a spaced 'x' is a shape ('64 x 2^20'); after '7.5x' it is what is compared
         r"(?!(?<=\s[x×])\s*#)"
         r"(?!\s*(?!(?:a|à|e|y|o)\s)[A-Za-z](?![A-Za-zÀ-ÿ]))", re.I)),

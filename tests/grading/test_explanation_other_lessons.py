@@ -64,3 +64,20 @@ def test_the_other_lessons_references_reach_the_grading_path(tmp_path):
     assert others["03_roofline"].assignment == "03_roofline"
     assert refs.of_other_lessons("nvidia-h200") is others  # read once
     assert refs.of_other_lessons("nvidia-a100") == {}
+
+
+def test_headroom_claimed_for_a_kernel_at_its_ceiling_is_a_wrong_conclusion():
+    lessons = _lessons()
+    figures = "Eager moves 268 MB in 4 kernels, fused 67 MB in 1; GPU time 69.4 µs vs 17.5 µs, 3.97x. "
+    g = _grade(lessons, "04_fusion", "explain_headline", figures + "There is still a lot left on the table: a "
+               "better kernel could be much faster.")
+    assert "wrong_conclusion" in g.flags and "no headroom" in g.comment, g.comment
+    assert g.suggested_fraction <= 0.5
+    # denied, it is the right conclusion
+    ok = _grade(lessons, "04_fusion", "explain_headline", figures + "There is nothing left on the table: both "
+                "run at the copy roofline.")
+    assert "wrong_conclusion" not in ok.flags, ok.comment
+    # where the kernels are far from their ceilings (05's 4096 x 4096: about half the roofline) it is no misconception
+    g5 = _grade(lessons, "05_softmax", "explain_fusion", "The compiled kernel moves 67 MB in 41 µs, 1,640 GB/s, "
+                "far from the roofline: there is plenty of room to improve.")
+    assert "no headroom" not in g5.comment, g5.comment

@@ -95,9 +95,10 @@ def test_one_slip_among_many_right_figures_is_forgiven_and_two_are_not():
     # bandwidth and FLOP rate in e-notation without a prefix
     ("04_fusion", "explain_headline", "The fused kernel runs at 3.65e12 B/s.", "3.65e12 B/s", "match"),
     ("03_roofline", "explain_small", "The 1024 multiply runs at 3.53e14 FLOP/s.", "3.53e14 FLOP/s", "match"),
-    # the device's SM count: a right figure of the device (every blind writer since the twelfth set credits it)
+    # the device's SM count: a right figure of the device (every blind writer since the twelfth set credits it),
+    # given where the cell's prompt states it (05's long rows: "one of the GPU's ~132 SMs", lesson.toml `gives`)
     ("03_roofline", "explain_small", "64 tiles for 132 SMs.", "132 SMs", "match"),
-    ("05_softmax", "explain_long_rows", "one block per row: a single SM out of 132.", "132", "match"),
+    ("05_softmax", "explain_long_rows", "one block per row: a single SM out of 132.", "132", "given"),
     # a count the lesson's work model holds (Workload.counted): the multiply's output tiles, the library's blocks
     ("03_roofline", "explain_small", "64 tiles for 132 SMs.", "64 tiles", "match"),
     ("03_roofline", "explain_small", "At 1024 there are 256 tiles for 132 SMs.", "256 tiles", "misattributed"),
