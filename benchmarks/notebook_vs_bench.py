@@ -11,7 +11,8 @@ values are set beside the bench processes' values: they *agree* when every noteb
 bench processes' range widened by the merged reference's stored spread (the widening grading uses).
 Under it, each case the quantities are derived from: its median and SM clock in every bench process and every
 notebook run (the notebook's measurements are read through AUTOGRADER_MEASUREMENT_LOG).
-Writes OUTDIR/notebook_vs_bench.md (the tables, with device fingerprints) and OUTDIR/notebook_vs_bench.json.
+Writes OUTDIR/notebook_vs_bench.md (the tables, with device fingerprints), OUTDIR/notebook_vs_bench.json and
+OUTDIR/notebook-run-N.jsonl (every measurement of notebook run N, in the order it was made).
 """
 
 from __future__ import annotations
@@ -143,6 +144,10 @@ def main() -> None:
             setups.append(setup)
             made.append(ms)
             print(f"{lesson} notebook run {i + 1}: {secs:.0f} s, {json.dumps(vals)}", flush=True)
+            # every measurement of the run in the order the notebook made it (raw samples, SM clock): what a
+            # difference of one case can be traced to (what ran before it)
+            (a.out / f"notebook-run-{i + 1}.jsonl").write_text(
+                "".join(m.model_dump_json() + "\n" for m in ms), encoding="utf-8")
         entry: dict[str, Any] = {"notebook_runs": runs, "setups": setups}
         lines += [f"## {lesson}", "", f"notebook setup: {json.dumps(setups[0]) if setups else '—'}", ""]
         if a.bench_runs is not None:

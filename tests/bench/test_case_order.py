@@ -1,0 +1,21 @@
+"""`autograder bench` times a case's variants in the order the workload lists them, as the notebook's
+`L.measure` does (one measurement, two callers): lesson 03's multiply before its add, not alphabetically."""
+
+from __future__ import annotations
+
+from autograder.bench.runner import run_reference
+from autograder.spec import load_spec
+
+
+def test_the_bench_times_a_cases_variants_in_the_workloads_order(repo):
+    spec = load_spec(repo / "source" / "03_roofline" / "lesson.toml")
+    assert spec.workload.variants == ("matmul", "elementwise")  # not alphabetical: the test means something
+    run = run_reference(spec, "cpu", sizes=[5])
+    seen: dict[tuple, list[str]] = {}
+    for m in run.measurements:
+        variants = seen.setdefault(tuple(sorted(m.case.params.items())), [])
+        if m.case.variant not in variants:
+            variants.append(m.case.variant)
+    order = spec.workload.variants
+    assert all(v == sorted(v, key=order.index) for v in seen.values()), seen
+    assert sum(v == ["matmul", "elementwise"] for v in seen.values()) >= 2, seen  # the sweep's points: both
