@@ -766,13 +766,13 @@ def _other_lesson_figure(a: Attributed, book: FactBook, text: str) -> str | None
     s = a.stated
     if s.inferred or s.low is not None:
         return None
-    # this lesson's own headline figures of another case ("3.2x" of 4096 x 4096 said of the one long row) too
-    elsewhere = [dataclasses.replace(f, label=f"{f.label} (at {render_params(dict(f.params), short=True)})")
-                 for f in book.quantity_facts() if f.params is not None and dict(f.params) != a.context.params]
     mantissa = re.split(r"[eE]", text[s.start:s.end], maxsplit=1)[0]
     digits = re.sub(r"[^0-9]", "", re.sub(r"^[^1-9]*", "", mantissa))
     if len(digits) < 2:
         return None
+    # this lesson's own headline figures of another case ("3.2x" of 4096 x 4096 said of the one long row) too
+    elsewhere = [dataclasses.replace(f, label=f"{f.label} (at {render_params(dict(f.params), short=True)})")
+                 for f in book.quantity_facts() if f.params is not None and dict(f.params) != a.context.params]
     for r in s.readings:
         if r.kind not in ("ratio", "fraction") or 0.9 <= r.value <= 1.1:
             continue

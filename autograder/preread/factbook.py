@@ -228,13 +228,10 @@ class FactBook:
         spec does not load is left out (its own lint reports it)."""
         if self._other_figures is None:
             out: list[Fact] = []
-            root = self.spec.folder.resolve().parent if self.spec.folder is not None else None
+            specs = course_specs(self.spec)
             for lesson, ref in sorted(self.others.items()):
-                if lesson == self.spec.id or root is None:
-                    continue
-                try:
-                    other = load_spec(root / lesson / SPEC_FILENAME)
-                except Exception:
+                other = specs.get(lesson)
+                if other is None:
                     continue
                 for q in other.quantities:
                     got = ref.quantities.get(q.id)
@@ -553,6 +550,28 @@ def fact_book(spec: LessonSpec, ex: ExplanationSpec, ref: ReferenceRun | None,
     return book
 
 
+_COURSE_SPECS: dict[tuple[str, str], dict[str, LessonSpec]] = {}
+
+
+def course_specs(spec: LessonSpec) -> dict[str, LessonSpec]:
+    """The specs of the course's other lessons (the lesson folders beside this one's), by lesson id, read once per
+    course folder; a lesson whose spec fails to load is left out (its own lint reports it)."""
+    if spec.folder is None:
+        return {}
+    key = (str(spec.folder.resolve().parent), spec.id)
+    if key not in _COURSE_SPECS:
+        out: dict[str, LessonSpec] = {}
+        for path in sorted(spec.folder.resolve().parent.glob(f"*/{SPEC_FILENAME}")):
+            try:
+                other = load_spec(path)
+            except Exception:
+                continue
+            if other.id != spec.id:
+                out[other.id] = other
+        _COURSE_SPECS[key] = out
+    return _COURSE_SPECS[key]
+
+
 _COURSE_LAUNCHES: dict[tuple[str, str], dict[str, dict[float, str]]] = {}
 
 
@@ -567,11 +586,8 @@ def other_lessons_launches(spec: LessonSpec) -> dict[str, dict[float, str]]:
     if key in _COURSE_LAUNCHES:
         return _COURSE_LAUNCHES[key]
     out: dict[str, dict[float, str]] = {}
-    for path in sorted(spec.folder.resolve().parent.glob(f"*/{SPEC_FILENAME}")):
+    for other in course_specs(spec).values():
         try:
-            other = load_spec(path)
-            if other.id == spec.id:
-                continue
             for ex in other.explanations:
                 for variant, work in _model_at(other, dict(ex.case))[1].items():
                     if work.launches:
