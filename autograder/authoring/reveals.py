@@ -9,18 +9,17 @@ prediction, every display of a revealing measurement must be refused, and nothin
 
 from __future__ import annotations
 
-import ast
 import subprocess
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any
 
 from ..course import Course
 from ..errors import AutograderError
 from ..ledger import committed_predictions, verify_chains
 from ..lesson._output import SHOWN_KEY
-from ..records import LEDGER_MIME, Case, LedgerEntry, ParamValue
+from ..notebook_calls import CellCalls, ShowCall, notebook_calls, shown_cases
+from ..records import LEDGER_MIME, Case, LedgerEntry
 from ..sample.execute import copy_lesson_files
 from ..spec import DeviceKind, LessonSpec, load_spec
 from .findings import Finding
@@ -29,90 +28,6 @@ __all__ = ["CellCalls", "ShowCall", "executed_reveals", "notebook_calls", "revea
 
 _KINDS: tuple[DeviceKind, ...] = ("cuda", "cpu")
 REFUSAL = "✋ not measured yet"
-
-
-@dataclass(frozen=True)
-class ShowCall:
-    """One ``L.measure(...)`` or ``L.sweep(...)`` call of a cell, its arguments as written."""
-
-    method: Literal["measure", "sweep"]
-    args: tuple[ParamValue, ...]
-    kwargs: dict[str, ParamValue]
-    text: str
-
-    @property
-    def parsed(self) -> bool:
-        return all(a is not ... for a in self.args) and ... not in self.kwargs.values()
-
-
-@dataclass(frozen=True)
-class CellCalls:
-    """What one code cell predicts and measures, in source order."""
-
-    index: int
-    name: str  # its grade_id, or "#N" (1-based) for a cell without one
-    steps: tuple[str | ShowCall, ...]  # a quantity id it predicts, or a measurement it shows
-
-
-def _source(cell: dict[str, Any]) -> str:
-    src = cell.get("source", "")
-    return "".join(src) if isinstance(src, list) else str(src)
-
-
-def _literal(node: ast.expr) -> Any:
-    try:
-        return ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError):
-        return ...
-
-
-def _steps(src: str) -> tuple[str | ShowCall, ...]:
-    lines = [ln for ln in src.splitlines() if not ln.strip().startswith("###")]
-    try:
-        tree = ast.parse("\n".join(lines))
-    except SyntaxError:
-        return ()
-    calls = sorted(
-        (n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)),
-        key=lambda n: (n.lineno, n.col_offset),
-    )
-    out: list[str | ShowCall] = []
-    for n in calls:
-        attr = cast(ast.Attribute, n.func).attr
-        if attr == "predict" and n.args and isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, str):
-            out.append(n.args[0].value)
-        elif attr in ("measure", "sweep"):
-            out.append(
-                ShowCall(
-                    cast(Literal["measure", "sweep"], attr),
-                    tuple(_literal(a) for a in n.args),
-                    {k.arg: _literal(k.value) for k in n.keywords if k.arg is not None},
-                    ast.unparse(n),
-                )
-            )
-    return tuple(out)
-
-
-def notebook_calls(cells: list[dict[str, Any]]) -> list[CellCalls]:
-    """The code cells that predict or measure anything, in notebook order."""
-    out = []
-    for i, cell in enumerate(cells):
-        if cell.get("cell_type") != "code":
-            continue
-        steps = _steps(_source(cell))
-        if steps:
-            gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-            out.append(CellCalls(i, gid or f"#{i + 1}", steps))
-    return out
-
-
-def shown_cases(spec: LessonSpec, kind: DeviceKind, call: ShowCall) -> list[Case]:
-    """The cases ``call`` displays on ``kind`` of device, as the notebook's ``Lesson`` computes them."""
-    wl = spec.workload
-    if call.method == "measure":
-        point = spec.substitute(kind, wl.case_params(call.args, call.kwargs))
-        return [Case(variant=v, params=point) for v in wl.variants]
-    return spec.grid_cases(kind, spec.substitute(kind, wl.case_params(call.args, call.kwargs)))
 
 
 def _revealed(spec: LessonSpec, call: ShowCall) -> list[str]:

@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..kinds import Measurements, kind_of
-from ..records import DeviceFingerprint, Measurement, Quantity, QuantityValue
+from ..records import DeviceFingerprint, Measurement, Quantity, QuantityValue, ReferenceRun
+from ..spec import LessonSpec
 
-__all__ = ["quantity_value", "quantity_values"]
+__all__ = ["quantity_value", "quantity_values", "rederived"]
 
 
 def quantity_value(
@@ -29,3 +30,15 @@ def quantity_values(
         if v is not None:
             out[q.id] = v
     return out
+
+
+def rederived(run: ReferenceRun, spec: LessonSpec) -> ReferenceRun:
+    """A single process's run with its quantities derived again from its raw measurements under ``spec``: a
+    lesson that changed a question (another statistic, case or direction) is merged from what was measured,
+    not from the values the old question derived. A merged run (``sources``) is kept as it is: its
+    per-process values cannot be told apart from its pooled samples; so is a quantity its measurements
+    cannot give."""
+    if run.sources or run.assignment != spec.id or not run.measurements:
+        return run
+    qs = quantity_values(spec.for_device(run.device.kind).quantities, run.measurements, run.device.key, run.device)
+    return run.model_copy(update={"quantities": {**run.quantities, **qs}})

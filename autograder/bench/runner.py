@@ -11,6 +11,7 @@ import torch
 
 from ..errors import BenchmarkError
 from ..kinds import kind_of
+from ..notebook_calls import measure_order
 from ..records import Case, ParamValue, ReferenceRun
 from ..spec import LessonSpec
 from .derive import quantity_values
@@ -18,7 +19,7 @@ from .fingerprint import fingerprint, pick_device
 from .harness import Harness
 from .timing import TimingPolicy
 
-__all__ = ["Progress", "group_cases", "run_reference"]
+__all__ = ["Progress", "group_cases", "in_notebook_order", "run_reference"]
 
 Progress = Callable[[int, int, str], None]
 
@@ -36,6 +37,14 @@ def group_cases(cases: list[Case]) -> list[tuple[dict[str, ParamValue], list[str
     return list(groups.values())
 
 
+def in_notebook_order(
+    groups: list[tuple[dict[str, ParamValue], list[str]]], first: list[dict[str, ParamValue]]
+) -> list[tuple[dict[str, ParamValue], list[str]]]:
+    """``groups`` with those the notebook measures (``first``, in its order) ahead, the rest after in theirs."""
+    rank = {repr(sorted(p.items())): i for i, p in enumerate(first)}
+    return sorted(groups, key=lambda g: rank.get(repr(sorted(g[0].items())), len(rank)))
+
+
 def run_reference(
     spec: LessonSpec,
     device: str | torch.device | None = None,
@@ -44,6 +53,9 @@ def run_reference(
     sizes: list[int] | None = None,
 ) -> ReferenceRun:
     """Fingerprint, rooflines, then every point of the sweep; points that don't fit are skipped and said.
+
+    The points are measured in the order the lesson's notebook measures them (Run All), then the rest: what
+    the GPU ran just before a case moves its time, so the reference has the history a student's run has.
 
     ``sizes`` restricts the sweep to those values of the workload's size parameter (the quantities'
     own cases are always measured)."""
@@ -64,7 +76,7 @@ def run_reference(
     if sizes is not None:
         needed = {c.key for q in on_device.quantities for c in kind_of(q).cases(q)}
         cases = [c for c in cases if c.key in needed or c.params.get(wl.size_param) in set(sizes)]
-    groups = group_cases(cases)
+    groups = in_notebook_order(group_cases(cases), measure_order(spec, kind))
     measurements = []
     for i, (params, variants) in enumerate(groups):
         progress(i, len(groups), wl.describe(params))

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..bench.derive import rederived
 from ..bench.merge import merge_runs, process_values
 from ..bench.store import ReferenceStore
 from ..records import ReferenceRun
@@ -41,6 +42,7 @@ def store_reference(
     the reference stored before for the device), and store it. A device grading uses (the course's device
     of record; any CUDA device when students are graded on their own GPU) gets a failed check stored only
     as a candidate, unless ``accept_unfair``: then it is stored, marked accepted by the instructor."""
+    measured = [rederived(r, spec) for r in measured]
     merged = merge_runs(measured, spec, labels)
     key = merged.device.key
     previous = store.load(assignment, key) if key in store.devices(assignment) else None

@@ -58,7 +58,8 @@ class DirectionKind(Kind):
 
     def derive(self, q: Quantity, ms: Measurements, fp: DeviceFingerprint | None, device: str) -> QuantityValue | None:
         (s, f), (bs, bf) = self._pairs(q)
-        main, base = measured_ratio(s, f, q.method, ms), measured_ratio(bs, bf, q.method, ms)
+        stat = self.args(q).statistic
+        main, base = measured_ratio(s, f, q.method, ms, stat), measured_ratio(bs, bf, q.method, ms, stat)
         if main is None or base is None:
             return None
         ratio, spread = main[0] / base[0], main[1] + base[1]

@@ -70,3 +70,24 @@ def test_committed_h200_reference_is_merged_and_fair(h200):
     for v in h200.quantities.values():
         assert v.within_spread is not None and v.between_spread is not None and v.processes >= 3
         assert v.log_spread == pytest.approx(max(v.within_spread, v.between_spread))
+
+
+def test_a_changed_question_is_merged_from_the_raw_samples_not_from_the_old_values(repo, tmp_path):
+    """Lesson 04 asks its float32 2^28 wall speedup of the fastest calls (``statistic = "min"``): stored H200
+    processes, measured when it divided medians, are re-derived from their samples when merged again."""
+    from autograder.bench.derive import rederived
+    from autograder.spec import load_spec
+
+    spec = load_spec(repo / "source" / "04_fusion" / "lesson.toml")
+    qid = "wall_speedup@fp32,2^28"
+    files = sorted((repo / "benchmarks" / "results" / "h200-2026-12-01c" / "call1" / "runs" / "04_fusion").glob("*.json"))
+    runs = [load_run(f) for f in files]
+    assert len(runs) == 3
+    old = [r.quantities[qid].ratio for r in runs]  # what the median question derived then
+    new = [rederived(r, spec).quantities[qid].ratio for r in runs]
+    for r, n in zip(runs, new, strict=True):
+        by = {(m.case.variant, m.method): m for m in r.measurements if m.case.params == {"dtype": "float32", "log2_n": 28}}
+        assert n == pytest.approx(by[("eager", "wall_per_call")].stats.min / by[("compiled", "wall_per_call")].stats.min)
+    assert max(old) / min(old) > 1.15 > max(new) / min(new)  # the point of the change, on these processes
+    merged = merge_runs([rederived(r, spec) for r in runs], spec)
+    assert merged.quantities[qid].process_ratios == pytest.approx(new)

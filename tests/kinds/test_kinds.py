@@ -258,3 +258,38 @@ def test_a_tiny_measured_figure_is_shown_to_two_significant_figures_not_as_zero(
     assert kind_of(share).show(0.467).startswith("47% ")
     assert kind_of(share).show(0.0000957).startswith("0.0096% ")
     assert kind_of(share).show_committed(0.7).startswith("0.7 (70% ")
+
+
+def _spread_samples(variant, params, samples, method="wall_per_call"):
+    return Measurement(
+        case=Case(variant=variant, params=params),
+        method=method,
+        samples_ms=samples,
+        stats=summarize(samples),
+        bytes_moved=0,
+        flops=0,
+        launches=None,
+        launches_source="profiler",
+    )
+
+
+def test_a_ratio_divides_the_fastest_samples_when_its_statistic_is_min():
+    # the compiled side sits on a slow floor half the time (a dispatch that moves between processes)
+    ms = Measurements(
+        [
+            _spread_samples("eager", {"n": 1}, [2.00, 2.02, 2.04, 2.06, 2.08]),
+            _spread_samples("compiled", {"n": 1}, [0.55, 0.56, 0.68, 0.69, 0.70]),
+        ]
+    )
+    q = _q("speedup", case={"n": 1}, compare=["eager", "compiled"], statistic="min")
+    q = q.model_copy(update={"method": "wall_per_call"})
+    fastest = kind_of(q).derive(q, ms, None, "gpu")
+    assert fastest is not None and fastest.ratio == pytest.approx(2.00 / 0.55)
+    default = q.model_copy(update={"args": {k: v for k, v in q.args.items() if k != "statistic"}})
+    assert kind_of(default).derive(default, ms, None, "gpu").ratio == pytest.approx(2.04 / 0.68)  # the median
+
+
+def test_a_ratio_statistic_other_than_median_or_min_is_a_lesson_error():
+    q = _q("speedup", case={"n": 1}, compare=["a", "b"], statistic="mean")
+    with pytest.raises(LessonSpecError, match="statistic"):
+        kind_of(q).args(q)
