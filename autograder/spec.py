@@ -97,9 +97,10 @@ class ExplanationSpec(Record):
     case: dict[str, ParamValue]
     #: the parts of the asked explanation (optional): the pre-read's suggestion costs each one left out
     parts: list[ExplanationPart] = Field(default_factory=list)
-    #: device figures the cell's prompt states (``"sm_count"``): restated in an answer they are recognised as
-    #: given (no credit on their own), where elsewhere they are a right figure of the device
-    gives: list[Literal["sm_count"]] = Field(default_factory=list)
+    #: figures the cell's prompt states: ``"sm_count"`` (the device's), or a key of the workload's ``counted``
+    #: (``"blocks"``: "one block runs on one of the SMs"): restated in an answer they are recognised as given
+    #: (no credit on their own), where elsewhere they are a right figure
+    gives: list[str] = Field(default_factory=list)
 
 
 class KernelCredit(Record):
@@ -326,6 +327,11 @@ class LessonSpec(Record):
         for e in self.explanations:
             if set(e.case) != set(wl.params):
                 out.append(f"explanation {e.grade_id}: case {e.case} does not set exactly {list(wl.params)}")
+            can_give = ["sm_count", *getattr(wl, "counted", {})]
+            for stated in e.gives:
+                if stated not in can_give:
+                    out.append(f"explanation {e.grade_id}: gives {stated!r}, which is none of {can_give} (the "
+                               "device's SM count or a count the workload's `counted` names)")
         return out
 
     @property

@@ -59,6 +59,17 @@ def test_lesson_and_workload_disagreeing_is_reported(tmp_path, repo):
     assert any("unknown variant 'fused'" in p for p in problems)
 
 
+def test_an_explanation_giving_a_count_its_workload_does_not_name_is_reported(tmp_path, repo):
+    text = (repo / "source/05_softmax/lesson.toml").read_text(encoding="utf-8")
+    old = 'gives = ["sm_count", "blocks", "sms_busy"]'
+    assert old in text
+    (tmp_path / "lesson.toml").write_text(text.replace(old, 'gives = ["sm_count", "warps"]'), encoding="utf-8")
+    (tmp_path / "workload.py").write_text((repo / "source/05_softmax/workload.py").read_text())
+    problems = load_spec(tmp_path).problems()
+    assert any("explain_long_rows: gives 'warps'" in p and "'blocks'" in p for p in problems), problems
+    assert load_spec(repo / "source/05_softmax").problems() == []
+
+
 # ---------------------------------------------------------------- [student_variant]: a variant the student writes
 
 

@@ -135,7 +135,8 @@ class FactBook:
     #: the references of the course's other lessons on the same device (lesson id -> reference): their
     #: headline figures, quoted here, are named another lesson's ("7.2x" of 03 in 04)
     others: Mapping[str, ReferenceRun] = field(default_factory=dict)
-    #: the device figures the cell's prompt states (``ExplanationSpec.gives``): given, not credited, there
+    #: the figures the cell's prompt states (``ExplanationSpec.gives``: the device's SM count, a count the work
+    #: model names): given, not credited, there
     gives: frozenset[str] = frozenset()
     _other_figures: list[Fact] | None = None
 
@@ -259,6 +260,9 @@ class FactBook:
                 ) from exc
             return []  # a case only the text names (a size or dtype the lesson has not): nothing to match
         model = [_typed_model_fact(f, works) for f in model]
+        if _key(params) == _key(self.case):  # a count the cell's prompt states ("one block runs on one SM"): given
+            model = [dataclasses.replace(f, given=True) if f.kind == "count" and f.topic in self.gives else f
+                     for f in model]
         out = [Candidate(f) for f in model]
         have = {(f.kind, f.variant) for f in model}
         for v, w in works.items():  # FLOPs and intensity, where the lesson's own facts leave them out

@@ -102,10 +102,12 @@ def test_one_slip_among_many_right_figures_is_forgiven_and_two_are_not():
     # a count the lesson's work model holds (Workload.counted): the multiply's output tiles, the library's blocks
     ("03_roofline", "explain_small", "64 tiles for 132 SMs.", "64 tiles", "match"),
     ("03_roofline", "explain_small", "At 1024 there are 256 tiles for 132 SMs.", "256 tiles", "misattributed"),
+    # ... given where the cell's prompt states it (05's long rows: "one block runs on one of the GPU's ~132 SMs")
     ("05_softmax", "explain_long_rows", "torch.softmax gives the row 1 block, so 1 SM of 132 works.", "1 block",
-     "match"),
+     "given"),
     ("05_softmax", "explain_long_rows", "torch.softmax gives the row 1 block, so 1 SM of 132 works.", "1 SM",
-     "match"),
+     "given"),
+    ("05_softmax", "explain_fusion", "torch.softmax gives each row 1 block.", "1 block", "match"),
     # the traffic ratio is no speedup a sentence names by its timing method
     ("04_fusion", "explain_sweep", "At 2^28 the per-call number is 4.05x.", "4.05x", "misattributed"),
     # a factor before the Italian/Spanish 'a' ("at"), a launch count in Italian and misspelt
