@@ -600,6 +600,14 @@ _AFTER_RELATIVE = named('subject.after_relative',
     r"[^,;.]*,\s*$", re.I)
 
 
+_LABEL_LIST = named('subject.label_list',
+    "a figure in a list of figures after a label ('Compiled: 67 MB, 1 kernel, 55.5 µs'): the label before the colon "
+    "names every item of its list, not only the first",
+        ('Compiled: 67 MB, 1 kernel, ', 'eager: 268 MB, ', 'Kompiliert: 67 MB, 1 Kernel, ', 'fused: 1 launch, 67 MB, '),
+        ('Compiled: 67 MB, and eager ', 'Compiled: ', 'the speedup is 3.2x, ', 'Note: eager is slow, so '))(
+    r"^[^:;]{1,40}:\s*(?:[~≈≈]?\s*[\d.,]+\s*[^\d\s,;:.]{0,12}(?:\s+[a-zA-Zµ/]{1,12})?,\s*)+$", re.I)
+
+
 def _variant_said(ctx: Context) -> bool:
     """The number's own clause names its variant, by name, by a pronoun for the one named before it, or by a
     label right before the clause ("compiled: 5 kernels")."""
@@ -607,7 +615,7 @@ def _variant_said(ctx: Context) -> bool:
         return False
     label = ctx.clause[:len(ctx.clause) - len(ctx.own_clause)].rstrip() if ctx.own_clause else ""
     return (ctx.variant_in_clause or _PRONOUN.search(ctx.own_clause or "") is not None or label.endswith(":")
-            or _AFTER_RELATIVE.search(label + " ") is not None)
+            or _AFTER_RELATIVE.search(label + " ") is not None or _LABEL_LIST.search(label + " ") is not None)
 
 
 _COUNT_EXPECTED = named('subject.count_expected',

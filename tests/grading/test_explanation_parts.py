@@ -108,6 +108,9 @@ def test_one_slip_among_many_right_figures_is_forgiven_and_two_are_not():
     ("05_softmax", "explain_long_rows", "torch.softmax gives the row 1 block, so 1 SM of 132 works.", "1 SM",
      "given"),
     ("05_softmax", "explain_fusion", "torch.softmax gives each row 1 block.", "1 block", "match"),
+    # a label before a colon names every figure of its list (torch.softmax's 55.5 µs said as compiled's)
+    ("05_softmax", "explain_fusion", "Compiled: 67 MB, 1 kernel, 55.5 µs, so 1209 GB/s.", "55.5 µs", "misattributed"),
+    ("05_softmax", "explain_fusion", "Compiled: 67 MB, 1 kernel, 41.1 µs.", "41.1 µs", "match"),
     # the traffic ratio is no speedup a sentence names by its timing method
     ("04_fusion", "explain_sweep", "At 2^28 the per-call number is 4.05x.", "4.05x", "misattributed"),
     # a factor before the Italian/Spanish 'a' ("at"), a launch count in Italian and misspelt
