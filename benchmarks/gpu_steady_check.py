@@ -13,11 +13,17 @@ others; the check is about clocks, not about where one capture's buffers landed)
 point passes when the harness median is within 5 % of the probe's best (a median measured while the GPU
 clocks were still low, or under throttling, sits far above it).  The SM clock is read after each.
 Writes OUTDIR/steady_check.md and .json; exits 1 if any point fails.
+
+For a probe of the harness itself: ``--only CASE[,CASE...]`` checks those sweep points alone (case keys as in
+the table, e.g. ``elementwise/fp32/2^6``) and ``--policy FIELD=VALUE`` (repeatable) measures them under a
+``TimingPolicy`` with that field changed (the probe keeps its own policy).
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
+import dataclasses
 import json
 import statistics
 import sys
@@ -31,7 +37,9 @@ LIMIT = 0.05
 PROBE = 30
 
 
-def check_lesson(lesson: str) -> list[dict[str, Any]]:
+def check_lesson(
+    lesson: str, only: set[str] | None = None, overrides: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
     import torch
 
     from autograder.bench.clocks import sm_clock_mhz
@@ -44,11 +52,12 @@ def check_lesson(lesson: str) -> list[dict[str, Any]]:
     spec = load_spec(REPO / "source" / lesson)
     wl = spec.workload
     l2 = int(torch.cuda.get_device_properties(dev).L2_cache_size)
-    h = Harness(device=dev, l2_bytes=l2)
+    h = Harness(device=dev, l2_bytes=l2, policy=dataclasses.replace(TimingPolicy(), **(overrides or {})))
     probe_policy = TimingPolicy(min_samples=PROBE, max_samples=PROBE, target_iqr_rel=0.0, time_cap_s=60.0,
                                  graph_layouts=1)
     rows = []
-    for params, variants in group_cases(spec.grid_cases("cuda")):
+    cases = [c for c in spec.grid_cases("cuda") if only is None or c.key in only]
+    for params, variants in group_cases(cases):
         if not h.fits(wl, params, variants):
             continue
         ms = h.measure(wl, params, variants, methods=("gpu_time",))
@@ -94,17 +103,29 @@ def check_lesson(lesson: str) -> list[dict[str, Any]]:
     return rows
 
 
-def main(out: Path, lessons: list[str]) -> int:
+def _policy_value(text: str) -> tuple[str, Any]:
+    from autograder.bench.timing import TimingPolicy
+
+    name, _, raw = text.partition("=")
+    fields = {f.name: f for f in dataclasses.fields(TimingPolicy)}
+    if name not in fields or not raw:
+        raise argparse.ArgumentTypeError(f"--policy wants FIELD=VALUE with FIELD one of {', '.join(fields)}")
+    default = getattr(TimingPolicy(), name)
+    return name, type(default)(raw) if default is not None else raw
+
+
+def main(out: Path, lessons: list[str], only: set[str] | None = None, overrides: dict[str, Any] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     lessons = lessons or sorted(p.name for p in (REPO / "source").iterdir() if (p / "lesson.toml").exists())
-    rows = [r for lesson in lessons for r in check_lesson(lesson)]
+    rows = [r for lesson in lessons for r in check_lesson(lesson, only, overrides)]
     bad = [r for r in rows if not r["pass"]]
     worst = max((abs(r["off"]) for r in rows), default=0.0)
     lines = [
         f"# Steady-clock check: harness median vs best of {PROBE} probe replays (gpu_time; for a graph of many "
         f"calls the median of each capture's best, as many captures as the harness took), limit ±{LIMIT:.0%}",
         "",
-        f"{len(rows) - len(bad)}/{len(rows)} sweep points pass; worst {worst:.1%}",
+        f"{len(rows) - len(bad)}/{len(rows)} sweep points pass; worst {worst:.1%}"
+        + (f" (harness policy changed: {overrides})" if overrides else ""),
         "",
         "| lesson | case | harness median ms | probe best ms | off | SM MHz (harness / probe) | pass |",
         "|---|---|---|---|---|---|---|",
@@ -121,4 +142,13 @@ def main(out: Path, lessons: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(Path(sys.argv[1]), sys.argv[2:]))
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("out", type=Path, help="folder for steady_check.md / .json")
+    ap.add_argument("lessons", nargs="*", help="lesson folders of source/ (default: all)")
+    ap.add_argument("--only", help="comma-separated case keys: check these sweep points alone")
+    ap.add_argument("--policy", type=_policy_value, action="append", default=[], metavar="FIELD=VALUE",
+                    help="measure under a TimingPolicy with this field changed (a probe of the harness)")
+    a = ap.parse_args()
+    sys.exit(main(a.out, a.lessons, set(a.only.split(",")) if a.only else None, dict(a.policy) or None))

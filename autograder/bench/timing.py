@@ -76,9 +76,11 @@ class TimingPolicy:
     #: an H200, eight captures of one 1.3 µs add in one process had medians within 0.7–2.4 % of each other
     #: but one at -19 % (where its buffers landed): a median over one capture inherits such a layout, the
     #: median over five does not. (Captures sampled *in turn* measure something else: three graphs of
-    #: ~1,500 nodes replayed alternately ran the add at 1.61–1.65 µs instead of 1.33–1.41.)
+    #: ~1,500 nodes replayed alternately ran the add at 1.61–1.65 µs instead of 1.33–1.41.) From 16 calls
+    #: (kernels up to ~125 µs): 04's eager fp16 2^24 chain, a graph of 30 calls, captured once, sat 0.6 %
+    #: under three bench processes in both notebook runs of one lease (benchmarks/results/h200-2026-12-03c)
     graph_layouts: int = 5
-    layouts_from_calls: int = 64
+    layouts_from_calls: int = 16
     #: device cycles spun (``torch.cuda._sleep``) before each graph replay's start event, so that the device
     #: is busy while the host launches the graph and the events time the graph's own work (0: no spin)
     graph_spin_cycles: int = 0
