@@ -30,7 +30,7 @@ mkdir -p "$work/runs"
       bench:*) lesson=${step#bench:}; n=3
         case "$lesson" in *:*) n=${lesson#*:}; lesson=${lesson%%:*} ;; esac
         rm -rf "$work/runs/$lesson"; mkdir -p "$work/runs/$lesson"
-        /usr/bin/time -f "$lesson bench: %e s wall ($n processes)" timeout $((80 * n + 40)) python3 -m autograder bench \
+        /usr/bin/time -f "$lesson bench: %e s wall ($n processes)" timeout $((120 * n + 60)) python3 -m autograder bench \
           "$lesson" --processes "$n" --out "$work/refs" --keep-runs "$work/runs/$lesson" --plot "$work/sweep-$lesson.png"
         echo "$lesson bench exit: $?" ;;
       notebooks:*) lesson=${step#notebooks:}; n=2

@@ -56,9 +56,11 @@ class TimingPolicy:
     max_graph_calls: int = 4096
     #: a graph sized to more than ``graph_min_calls_from`` calls (a kernel under ~4 µs) holds at least
     #: ``graph_min_calls``: on an H200, graphs of 960-1,019 calls of a 1.3 µs add replayed in two regimes
-    #: (the median replay 4-25 % above the best), graphs of 1,040-1,208 calls within 1-2.4 %
-    #: (benchmarks/results/h200-2026-12-02c, calls 1-3)
-    graph_min_calls: int = 1100
+    #: (the median replay 4-25 % above the best: benchmarks/results/h200-2026-12-02c, calls 1-3), and at
+    #: 1,100 calls the fp32 add's median still sat 2.2-5.8 % above its best of 30 on four leases; at 4,096
+    #: calls (the per-call time of such a kernel converges, 1.72 µs a node for fp32 and bf16 adds alike) every
+    #: such point was within 2 % (benchmarks/results/h200-2026-12-03d, probe)
+    graph_min_calls: int = 4096
     graph_min_calls_from: int = 512
     #: after each sample that kept the GPU busy for more than ``cooldown_after_ms``, idle for ``cooldown``
     #: times its length: sustained matrix work drives an H200 into its power limit (SM 1,515 MHz against

@@ -200,10 +200,12 @@ def test_a_graph_of_a_kernel_of_a_few_us_holds_at_least_the_minimum_of_calls():
     from autograder.bench.timing import _calls_for
 
     p = TimingPolicy()
-    assert _calls_for(0.0013, p) == 1539  # 2 ms of a 1.3 µs kernel: already long enough
-    assert _calls_for(0.0021, p) == 1100  # 953 calls sized: lengthened
-    assert _calls_for(0.0035, p) == 1100  # 572 sized: lengthened
+    assert _calls_for(0.0013, p) == 4096  # 1,539 calls sized: lengthened to the minimum
+    assert _calls_for(0.0021, p) == 4096  # 953 calls sized: lengthened
+    assert _calls_for(0.0035, p) == 4096  # 572 sized: lengthened
+    assert _calls_for(0.0045, p) == 445  # 445 sized (under the threshold of 512): its own
     assert _calls_for(0.005, p) == 400  # a 5 µs kernel: its own 400
+    assert _calls_for(0.0013, replace(p, graph_min_calls=1100)) == 1539  # already longer than a lower minimum
     assert _calls_for(5.0, p) == 2
     assert _calls_for(0.0021, replace(p, max_graph_calls=1000)) == 1000  # the cap still holds
     assert _calls_for(0.0021, TimingPolicy.quick()) == 16

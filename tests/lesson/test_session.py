@@ -133,7 +133,7 @@ def test_graded_notebook_shows_own_measurement_next_to_the_device_of_record(less
     capsys.readouterr()
     L.measure("float16", 24)
     out = capsys.readouterr().out
-    assert "gpu_speedup@fp16,2^24: you 2.50× on Tesla T4; NVIDIA H200: 3.98×" in out
+    assert "gpu_speedup@fp16,2^24: you 2.50× on Tesla T4; NVIDIA H200: 3.97×" in out
     assert "fp32_vs_fp16@2^24: you not measured; NVIDIA H200: same" in out
     assert "wall_speedup@fp32,2^28" not in out  # not measured by this cell
 
