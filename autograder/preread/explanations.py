@@ -790,7 +790,26 @@ def _other_lesson_figure(a: Attributed, book: FactBook, text: str) -> str | None
         for f in book.other_lesson_figures():
             if f.kind == r.kind and abs(r.value - f.value) <= OTHER_LESSON_TOL * f.value:
                 return f"{f.label}: another lesson's figure"
+    if _OTHER_LESSON_CASE_FIGURE.search(text[s.start:s.end].strip()):
+        for r in s.readings:
+            if r.kind not in ("time", "bytes"):
+                continue
+            for f in book.other_lesson_case_figures():
+                if f.kind == r.kind and abs(r.value - f.value) <= OTHER_LESSON_CASE_TOL * f.value:
+                    return f"{f.label}: another lesson's figure"
     return None
+
+
+#: how close a time or a byte count must be to a figure of another lesson's explained case to be named that figure
+OTHER_LESSON_CASE_TOL = 0.01
+_OTHER_LESSON_CASE_FIGURE = named('subject.other_lesson_case_figure',
+    "a time or a byte count written to three significant digits or more with its unit ('17.4 µs', '67.1 MB', "
+    "'0.262 ms'), no figure of this lesson's cases, that is within OTHER_LESSON_CASE_TOL (1 %) of a time or the "
+    "bytes of a case another lesson of the course explains: that lesson's figure quoted as this one's "
+    "(misattributed); two digits ('25 µs', '67 MB') lie near too many figures to say whose",
+        ('17.4 µs', '67.1 MB', '0.262 ms', '100.7 MB', '1,074 MB'),
+        ('25 µs', '67 MB', '4x', '3.97x'))(
+    r"^0*[.,]?0*[1-9](?:[.,\u202f ]?\d){2,}\s?(?:[µu]s|ms|ns|[kmg]i?b|bytes?|mo|go)$", re.I)
 
 
 _OTHER_LESSON_COUNT = named('subject.other_lesson_count',

@@ -139,6 +139,7 @@ class FactBook:
     #: model names): given, not credited, there
     gives: frozenset[str] = frozenset()
     _other_figures: list[Fact] | None = None
+    _other_case_figures: list[Fact] | None = None
 
     def at(self, params: Mapping[str, ParamValue]) -> list[Candidate]:
         """The facts of the case ``params`` (empty if the workload has no model there)."""
@@ -246,6 +247,31 @@ class FactBook:
                                     method=q.method))
             self._other_figures = out
         return self._other_figures
+
+    def other_lesson_case_figures(self) -> list[Fact]:
+        """The times and bytes of every case the course's other lessons ask an explanation of (each variant's
+        median per method, its bytes moved), labelled with their lesson and case: what "another lesson's figure"
+        can be besides its quantities (04's "17.4 µs" or "67.1 MB" quoted in 03). A lesson whose spec does not
+        load is left out (its own lint reports it)."""
+        if self._other_case_figures is None:
+            out: list[Fact] = []
+            specs = course_specs(self.spec)
+            for lesson, ref in sorted(self.others.items()):
+                other = specs.get(lesson)
+                if other is None:
+                    continue
+                cases = [_key(e.case) for e in other.explanations]
+                for m in ref.measurements:
+                    if _key(m.case.params) not in cases:
+                        continue
+                    where = render_params(dict(m.case.params), short=True)
+                    out.append(Fact("time", m.median_ms, f"{lesson}'s {m.case.variant} {m.method} time at {where} "
+                                    f"({ref.device.name} reference)", method=m.method))
+                    if m.bytes_moved:
+                        out.append(Fact("bytes", float(m.bytes_moved),
+                                        f"{lesson}'s {m.case.variant} bytes moved at {where}"))
+            self._other_case_figures = out
+        return self._other_case_figures
 
     # ------------------------------------------------------------------ building
     def _build(self, params: dict[str, ParamValue]) -> list[Candidate]:
