@@ -316,6 +316,17 @@ _TIME_RATIO_AFTER = named('cue.time_ratio_after',
     r"más lent\w*|más rápid\w*|plus lent\w*|plus rapide\w*|mais lent\w*|mais rápid\w*)\b", re.I)
 
 
+_FLOP_RATIO_AFTER = named('cue.flop_ratio_after',
+    "right after a ratio, words that make it a ratio of arithmetic ('4x fewer FLOPs', ' times less compute', "
+    "'x less math', '-mal weniger Rechenarbeit'): not a speedup nor the traffic ratio, whatever it equals",
+        ('x fewer FLOPs', ' times fewer flops', 'x less compute', ' times less arithmetic', 'x less math',
+         ' fois moins de FLOPs', '-mal weniger FLOPs', ' veces menos FLOPs'),
+        ('x fewer bytes', ' times faster', 'x less traffic', ' times more FLOPs than the add'))(
+    r"^\s*(?:[x×]|times|-?mal|veces|fois|vezes)?\s*(?:fewer|less|weniger|menos|moins\s+de)\s+"
+    r"(?:flops?|floating[- ]point\s+op\w*|arithmetic|compute|computation|math|maths|rechen\w*|c[áa]lculos?)\b",
+    re.I)
+
+
 def _why_not(c: Candidate, ctx: Context, cues: _Cues, several: frozenset[str] = frozenset()) -> str | None:
     """Why a fact of this case is not what the sentence says the number is (None: it is): another timing
     method, a ratio of the other statistic, the comparison the other way round, one kernel's not the total."""
@@ -328,6 +339,8 @@ def _why_not(c: Candidate, ctx: Context, cues: _Cues, several: frozenset[str] = 
         return "a ratio of intensities, not of times"  # "the ratio of times should be 1365 / 0.17 ≈ 8000x"
     if f.kind == "ratio" and f.topic == "flops" and (cues.topic == "time" or _TIME_RATIO_AFTER.match(ctx.after)):
         return "a ratio of FLOPs, not of times"  # "so it should take 8192x longer": the misconception
+    if f.kind == "ratio" and f.topic in ("speedup", "traffic") and _FLOP_RATIO_AFTER.match(ctx.after):
+        return f"the {'traffic ratio' if f.topic == 'traffic' else 'speedup'}, not a ratio of FLOPs"  # "4x fewer FLOPs"
     if f.kind == "ratio" and cues.topic is not None and not cues.topic_far:
         if f.topic == "traffic" and cues.topic == "time":
             return "the traffic ratio, not a speedup"

@@ -60,3 +60,15 @@ def test_the_roofline_lessons_bytes_in_the_fusion_lesson_are_named_another_lesso
               "Eager moves 268 MB in 4 kernels; the fused kernel moves 100.7 MB in one.")
     f = the(g, "100.7 MB")
     assert f.verdict == "misattributed" and "03_roofline" in (f.actually or ""), g.comment
+
+
+def test_a_speedup_or_traffic_ratio_called_fewer_flops_is_not_credited(twentieth):
+    # the chain does the same arithmetic either way: "4x fewer FLOPs" is the traffic ratio (or the speedup)
+    # written as a ratio of FLOPs, the misconception (rule cue.flop_ratio_after)
+    g = grade(twentieth, "04_fusion", "explain_headline",
+              "The fused kernel is faster because it does 4x fewer FLOPs than the eager chain.")
+    f = the(g, "4x")
+    assert f.verdict == "misattributed" and "FLOPs" in (f.actually or ""), g.comment
+    ok = grade(twentieth, "04_fusion", "explain_headline",
+               "The fused kernel is faster because it moves 4x fewer bytes than the eager chain.")
+    assert the(ok, "4x").verdict == "match", ok.comment
