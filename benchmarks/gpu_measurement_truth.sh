@@ -9,6 +9,10 @@
 #   steady:LESSON      the same for one lesson (STEADY_TIMEOUT seconds, default 200): splits it across calls
 # The new references land in OUTDIR's tarball under refs/ (stored, or as a candidate when a check fails).
 # Everything lands in OUTDIR/gpu-truth.tar.gz. On the device machine, repo root, wheels in .whl/.
+# The wheels: pydantic, nbformat, nbclient, ipykernel, nbconvert, nbgrader and their needs (rapidfuzz and
+# sqlalchemy included: `import nbgrader`, which nbgrader_config.py does before every merge, imports both);
+# jedi and parso can stay behind (IPython imports jedi only to complete), and so can nbgrader's docs/ and
+# tests/ folders inside its wheel (9.7 MB): with them the tree overruns the device's 64 MiB.
 set -u
 out=${1:?OUTDIR}; shift
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
