@@ -43,6 +43,24 @@ def h200():
 
 
 @pytest.fixture(scope="session")
+def fastest_call_spec(tmp_path_factory):
+    """Lesson 04 as it asked its per-call question until 2026-12-04: float32 2^28, of each variant's fastest
+    call (``statistic = "min"``); the stored 2026-12-01c processes were measured for that question."""
+    import shutil
+
+    from autograder.spec import load_spec
+
+    dest = tmp_path_factory.mktemp("fastest") / "04_fusion"
+    shutil.copytree(REPO / "source" / "04_fusion", dest)
+    toml = dest / "lesson.toml"
+    text = toml.read_text(encoding="utf-8").replace("wall_speedup@fp32,2^30", "wall_speedup@fp32,2^28")
+    old = 'case = { dtype = "float32", log2_n = 30 }'
+    assert old in text
+    toml.write_text(text.replace(old, 'case = { dtype = "float32", log2_n = 28 }\nstatistic = "min"'), encoding="utf-8")
+    return load_spec(dest)
+
+
+@pytest.fixture(scope="session")
 def release_nb_path() -> Path:
     return REPO / "release" / "04_fusion" / "04_fusion.ipynb"
 

@@ -61,7 +61,7 @@ def graded(tmp_path_factory, course_template):
 def test_grade_summary(graded):
     _, out = graded
     _readable(out)
-    assert "class summary" in out and "mean credit wall_speedup@fp32,2^28" in out
+    assert "class summary" in out and "mean credit wall_speedup@fp32,2^30" in out
 
 
 def test_report_and_every_student_reads_every_reason_in_full(graded):

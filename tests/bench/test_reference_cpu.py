@@ -70,7 +70,7 @@ def test_cpu_reference_shows_fusion_winning_at_large_n(cpu_run):
     run, _, _ = cpu_run
     # memory-bound on a CPU too: a 4x traffic cut must show as a clear speedup in both methods
     assert run.quantities["gpu_speedup@fp16,2^24"].ratio > 1.8
-    assert run.quantities["wall_speedup@fp32,2^28"].ratio > 1.8  # measured at 2^24 on a CPU (lesson.toml)
+    assert run.quantities["wall_speedup@fp32,2^30"].ratio > 1.8  # measured at 2^22 on a CPU (lesson.toml substitutes it)
 
 
 def test_bench_prints_tables_and_writes_the_plot(cpu_run):

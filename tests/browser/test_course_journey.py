@@ -57,7 +57,7 @@ ALICE_PREDICTIONS = {
     ),
     "predict_small": (
         'L.predict(\n    "wall_2^20_vs_2^28@fp16",\n    "lower", because="2 MB is nothing: both are launch overhead",\n)\n'
-        'L.predict(\n    "wall_speedup@fp32,2^28",\n'
+        'L.predict(\n    "wall_speedup@fp32,2^30",\n'
         '    3.5, because="at 1 GiB per tensor the kernels outlast the dispatch",\n)'
     ),
     "predict_fp32": (
@@ -72,7 +72,7 @@ ALICE_EXPLANATIONS = {
 }
 BOB_ANSWERS = {
     "gpu_speedup@fp16,2^24": (2.0, "half the traffic"),
-    "wall_speedup@fp32,2^28": (2.0, "fewer launches"),
+    "wall_speedup@fp32,2^30": (2.0, "fewer launches"),
     "wall_2^20_vs_2^28@fp16": ("higher", "fewer launches"),
     "fp32_vs_fp16@2^24": ("lower", "fp32 is slower"),
 }

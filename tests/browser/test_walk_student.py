@@ -181,7 +181,7 @@ def test_04_run_all_first_then_every_wrong_prediction_then_measure_explain_submi
                "Eager runs 4 kernels moving 268 MB; fused moves 67 MB in 1 kernel: 4x less traffic.")
     status = run_cell(page, cells, nb.index("status"))
     assert "⚠ gpu_speedup@fp16,2^24 revised 4× changed after you measured it: the course policy applies" in status
-    assert "✘ wall_speedup@fp32,2^28 missing" in status and "✔ fp32_vs_fp16@2^24 committed same" in status
+    assert "✘ wall_speedup@fp32,2^30 missing" in status and "✔ fp32_vs_fp16@2^24 committed same" in status
     assert "1/4 predictions committed and valid" in status
     page.screenshot(path=str(walk.artifacts / "04-status.png"))
     save(page, walk.student, nb)

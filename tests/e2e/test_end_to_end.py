@@ -29,13 +29,13 @@ pytestmark = pytest.mark.slow
 
 GOOD = {
     "gpu_speedup@fp16,2^24": (3.8, "fused moves 2·N·s bytes instead of 8·N·s, and both are memory-bound at 2^24"),
-    "wall_speedup@fp32,2^28": (3.6, "at 1 GiB per tensor the kernels outlast the tens of µs of dispatch"),
+    "wall_speedup@fp32,2^30": (3.6, "at 4 GiB per tensor the kernels outlast the tens of µs of dispatch"),
     "wall_2^20_vs_2^28@fp16": ("lower", "at 2 MB both are pure launch overhead; at 2^28 the kernels dominate"),
     "fp32_vs_fp16@2^24": ("same", "both dtypes are memory-bound; fusion cuts the same 4x of traffic"),
 }
 POOR = {
     "gpu_speedup@fp16,2^24": (20.0, "compilers are magic"),
-    "wall_speedup@fp32,2^28": (12.0, "four kernels become one"),
+    "wall_speedup@fp32,2^30": (12.0, "four kernels become one"),
     "wall_2^20_vs_2^28@fp16": ("higher", "small is fast"),
     "fp32_vs_fp16@2^24": ("lower", "fp32 is slower"),  # the H200's "same" leans higher (1.006): half for "higher"
 }

@@ -18,7 +18,7 @@ from autograder.records import LEDGER_MIME
 from autograder.sample.execute import copy_lesson_files
 from autograder.sample.fill import fill_predictions
 
-GPU, WALL, SMALL, FP32 = "gpu_speedup@fp16,2^24", "wall_speedup@fp32,2^28", "wall_2^20_vs_2^28@fp16", "fp32_vs_fp16@2^24"
+GPU, WALL, SMALL, FP32 = "gpu_speedup@fp16,2^24", "wall_speedup@fp32,2^30", "wall_2^20_vs_2^28@fp16", "fp32_vs_fp16@2^24"
 ANSWERS = {
     GPU: (3.9, "fused moves 2·N·s bytes instead of 8·N·s"),
     WALL: (3.7, "at 2^28 the kernels outlast dispatch"),

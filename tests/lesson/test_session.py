@@ -33,15 +33,15 @@ def test_predict_refuses_what_cannot_be_graded(lesson_dir, capsys):
 
 def test_commit_resume_and_revision(lesson_dir, capsys):
     L = Lesson.load(lesson_dir)
-    L.predict("wall_speedup@fp32,2^28", 0.8, because="kernels outlast dispatch at 2^28")
-    L.predict("wall_speedup@fp32,2^28", 0.8, because="kernels outlast dispatch at 2^28")  # re-run: nothing new
+    L.predict("wall_speedup@fp32,2^30", 0.8, because="kernels outlast dispatch at 2^30")
+    L.predict("wall_speedup@fp32,2^30", 0.8, because="kernels outlast dispatch at 2^30")  # re-run: nothing new
     assert len(L.chain) == 2
     # a kernel restart resumes the chain from the sidecar
     L2 = Lesson.load(lesson_dir)
     assert [e.hash for e in L2.chain] == [e.hash for e in L.chain]
-    L2.mode._append("measurement", "wall_speedup@fp32,2^28", 0.5, meta={"device_key": "cpu"})
+    L2.mode._append("measurement", "wall_speedup@fp32,2^30", 0.5, meta={"device_key": "cpu"})
     capsys.readouterr()
-    L2.predict("wall_speedup@fp32,2^28", 0.5, because="saw it")
+    L2.predict("wall_speedup@fp32,2^30", 0.5, because="saw it")
     assert "revised_after_measurement" in capsys.readouterr().out
     L2.status()
     assert "revised" in capsys.readouterr().out
@@ -49,13 +49,13 @@ def test_commit_resume_and_revision(lesson_dir, capsys):
 
 def test_measure_on_cpu_records_both_methods(lesson_dir, capsys):
     L = Lesson.load(lesson_dir)
-    L.predict("wall_speedup@fp32,2^28", 0.8, because="dispatch-bound")
+    L.predict("wall_speedup@fp32,2^30", 0.8, because="dispatch-bound")
     L.measure("float32", 28)
     out = capsys.readouterr().out
     assert "wall_per_call" in out and "gpu_time" in out and "work model: eager 4 launches" in out
     kinds = [(e.kind, e.quantity) for e in L.chain]
-    assert ("measurement", "wall_speedup@fp32,2^28") in kinds
-    assert L.grade("wall_speedup@fp32,2^28") is None  # a preview for the student, not points
+    assert ("measurement", "wall_speedup@fp32,2^30") in kinds
+    assert L.grade("wall_speedup@fp32,2^30") is None  # a preview for the student, not points
 
 
 def test_each_measurement_is_logged_where_the_environment_asks(lesson_dir, monkeypatch, tmp_path, capsys):
@@ -63,7 +63,7 @@ def test_each_measurement_is_logged_where_the_environment_asks(lesson_dir, monke
     log = tmp_path / "made.jsonl"
     monkeypatch.setenv(MEASUREMENT_LOG, str(log))
     L = Lesson.load(lesson_dir)
-    L.predict("wall_speedup@fp32,2^28", 0.8, because="dispatch-bound")
+    L.predict("wall_speedup@fp32,2^30", 0.8, because="dispatch-bound")
     L.measure("float32", 28)
     made = [Measurement.model_validate_json(line) for line in log.read_text().splitlines()]
     assert {m.case.variant for m in made} == {"eager", "compiled"}
@@ -76,16 +76,16 @@ def test_measuring_before_predicting_reveals_nothing_and_costs_nothing(lesson_di
     """Run All with the predictions still empty: the measure cell refuses, so committing afterwards is a
     plain commitment, not a revision."""
     L = Lesson.load(lesson_dir)
-    L.predict("wall_speedup@fp32,2^28", None)
+    L.predict("wall_speedup@fp32,2^30", None)
     L.measure("float32", 28)
     out = capsys.readouterr().out
-    assert "not measured yet" in out and "wall_speedup@fp32,2^28" in out and "wall_per_call" not in out
+    assert "not measured yet" in out and "wall_speedup@fp32,2^30" in out and "wall_per_call" not in out
     assert [e.kind for e in L.chain] == ["genesis"]
-    L.predict("wall_speedup@fp32,2^28", 0.8, because="kernels outlast dispatch at 2^28")
+    L.predict("wall_speedup@fp32,2^30", 0.8, because="kernels outlast dispatch at 2^30")
     L.measure("float32", 28)
     from autograder.ledger import committed_predictions
 
-    assert not committed_predictions(L.chain)["wall_speedup@fp32,2^28"].revised_after_measurement
+    assert not committed_predictions(L.chain)["wall_speedup@fp32,2^30"].revised_after_measurement
 
 
 def test_nbgrader_validate_never_touches_the_ledger(lesson_dir, repo, tmp_path):
@@ -133,9 +133,9 @@ def test_graded_notebook_shows_own_measurement_next_to_the_device_of_record(less
     capsys.readouterr()
     L.measure("float16", 24)
     out = capsys.readouterr().out
-    assert "gpu_speedup@fp16,2^24: you 2.50× on Tesla T4; NVIDIA H200: 3.97×" in out
+    assert "gpu_speedup@fp16,2^24: you 2.50× on Tesla T4; NVIDIA H200: 3.96×" in out
     assert "fp32_vs_fp16@2^24: you not measured; NVIDIA H200: same" in out
-    assert "wall_speedup@fp32,2^28" not in out  # not measured by this cell
+    assert "wall_speedup@fp32,2^30" not in out  # not measured by this cell
 
 
 def test_check_says_when_the_notebook_was_not_saved(lesson_dir, repo):
@@ -197,21 +197,21 @@ def test_a_lesson_declares_what_else_reveals_a_quantity(lesson_dir, capsys):
 
     toml = lesson_dir / "lesson.toml"
     base = toml.read_text(encoding="utf-8")
-    toml.write_text(base + '\n[reveals]\n"wall_speedup@fp32,2^28" = [{ dtype = "float16", log2_n = 16 }]\n',
+    toml.write_text(base + '\n[reveals]\n"wall_speedup@fp32,2^30" = [{ dtype = "float16", log2_n = 16 }]\n',
                     encoding="utf-8")
     L = Lesson.load(lesson_dir)
     L.measure("float16", 16)
     out = capsys.readouterr().out
-    assert "this would reveal wall_speedup@fp32,2^28, which you have not predicted" in out
-    L.predict("wall_speedup@fp32,2^28", 0.8, because="dispatch-bound")
+    assert "this would reveal wall_speedup@fp32,2^30, which you have not predicted" in out
+    L.predict("wall_speedup@fp32,2^30", 0.8, because="dispatch-bound")
     L.measure("float16", 16)
     out = capsys.readouterr().out
-    assert "work model" in out and "sealed wall_speedup@fp32,2^28: you have seen part of it" in out
+    assert "work model" in out and "sealed wall_speedup@fp32,2^30: you have seen part of it" in out
     toml.write_text(base + '\n[reveals]\n"no_such" = [{ log2_n = 16 }]\n', encoding="utf-8")
     with pytest.raises(LessonSpecError, match=r"\[reveals\] names unknown quantities: \['no_such'\]"):
         load_spec(lesson_dir)
-    toml.write_text(base + '\n[reveals]\n"wall_speedup@fp32,2^28" = [{ size = 16 }]\n', encoding="utf-8")
-    assert any("[reveals] 'wall_speedup@fp32,2^28'" in p and "unknown: ['size']" in p
+    toml.write_text(base + '\n[reveals]\n"wall_speedup@fp32,2^30" = [{ size = 16 }]\n', encoding="utf-8")
+    assert any("[reveals] 'wall_speedup@fp32,2^30'" in p and "unknown: ['size']" in p
                for p in load_spec(lesson_dir).problems())
 
 
