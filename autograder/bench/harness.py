@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +26,25 @@ from .timing import HostSetup, L2Flusher, TimingPolicy, gpu_time, pinned_host, w
 __all__ = ["METHODS", "Harness"]
 
 METHODS: tuple[Method, ...] = ("wall_per_call", "gpu_time")
+
+
+#: how a CPU allocator's failure reads ("DefaultCPUAllocator: can't allocate memory: you tried to allocate ...")
+_OOM_TEXT = re.compile(r"can't allocate memory|cannot allocate memory|out of memory", re.I)
+
+
+def out_of_memory_message(device: torch.device, params: Mapping[str, ParamValue], e: BaseException) -> str:
+    """One sentence for a case that did not fit: the case, the device's memory, the allocator's first line."""
+    first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+    case = ", ".join(f"{k}={v}" for k, v in params.items())
+    if device.type == "cuda":
+        free, total = torch.cuda.mem_get_info(device)
+        where = f"this GPU ({total / 2**30:.0f} GiB, {free / 2**30:.1f} GiB free now)"
+        fix = ("run it on the course's GPU, or free GPU memory (restart other notebooks' kernels) and run the "
+               "cell again")
+    else:
+        where = "this machine's memory"
+        fix = "run it on the course's GPU, or on a machine with more memory"
+    return f"not measured: the case {case} does not fit in {where}: {fix} ({first})"
 
 
 @dataclass
@@ -59,7 +79,27 @@ class Harness:
         variants: Sequence[str] | None = None,
         methods: Sequence[Method] = METHODS,
     ) -> list[Measurement]:
-        """Every variant at ``params``, checked against the first variant's output, then timed."""
+        """Every variant at ``params``, checked against the first variant's output, then timed.
+
+        A case that does not fit in the device's memory raises :class:`BenchmarkError` saying so (how much
+        the device has and had free), not the allocator's traceback."""
+        try:
+            return self._measure(workload, params, variants, methods)
+        except (torch.OutOfMemoryError, MemoryError, RuntimeError) as e:
+            if not isinstance(e, (torch.OutOfMemoryError, MemoryError)) and not _OOM_TEXT.search(str(e)):
+                raise
+            gc.collect()
+            if self.device.type == "cuda":
+                torch.cuda.empty_cache()
+            raise BenchmarkError(out_of_memory_message(self.device, params, e)) from None
+
+    def _measure(
+        self,
+        workload: Workload,
+        params: Mapping[str, ParamValue],
+        variants: Sequence[str] | None,
+        methods: Sequence[Method],
+    ) -> list[Measurement]:
         variants = list(variants or workload.variants)
         x = workload.inputs(params, self.device)
         first: Any = None
