@@ -110,12 +110,15 @@ def test_another_cases_share_or_speedup_to_its_last_digit_is_misattributed(twelf
     f = next(f for f in g.found if f.text.startswith("47"))
     assert f.verdict == "misattributed" and "another case" in (f.actually or ""), g.comment
     # fp32's per-call speedup at 2^30 (3.75x in the stored H200 reference; the twelfth set's frozen ones predate
-    # that question) quoted to three digits in the fp16 2^24 cell: misattributed, not credited (named, since it
-    # lies within 6 % of the cell's GPU-time 3.96x, as that figure said of the wall time)
+    # that question) quoted to three digits in the fp16 2^24 cell: named as that figure, though it also lies within
+    # 6 % of the cell's GPU-time 3.96x (which a looser "3.9x per call" is still named as, said of the wall time)
     live = frozen(REPO / "references", ("04_fusion",))
     g = grade(live, "04_fusion", "explain_headline", "Per call the fused version wins 3.75x.")
     f = next(f for f in g.found if f.text.startswith("3.75"))
-    assert f.verdict == "misattributed" and f.actually, g.comment
+    assert f.verdict == "misattributed" and "2^30" in (f.actually or "") and "another case" in f.actually, g.comment
+    g = grade(live, "04_fusion", "explain_headline", "Per call the fused version wins 3.9x.")
+    f = next(f for f in g.found if f.text.startswith("3.9"))
+    assert f.verdict == "misattributed" and "gpu_speedup@fp16,2^24" in (f.actually or ""), g.comment
     # a speedup of two digits may be any case's: not named ("1.5x" is compiled over eager per call at 2^20)
     g = grade(twelfth, "04_fusion", "explain_headline", "Per call the fused version wins 1.5x.")
     assert next(f for f in g.found if f.text.startswith("1.5")).verdict != "misattributed", g.comment
