@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.preread.explanations import SLIPS_PER_FACTS, suggest
+from autograder.preread.explanations import FORGIVING_FROM, SLIPS_PER_FACTS, suggest
 from autograder.preread.spellings import typos
 from autograder.records import FoundNumber
 from autograder.spec import load_spec
@@ -77,8 +77,9 @@ def _found(verdict: str, matches: str | None = None) -> FoundNumber:
 
 
 def test_one_slip_among_many_right_figures_is_forgiven_and_two_are_not():
-    right = [_found("match", f"fact {i}") for i in range(2 * SLIPS_PER_FACTS)]
-    assert suggest([*right, _found("unmatched")]) == (1.0, 2 * SLIPS_PER_FACTS)
+    right = [_found("match", f"fact {i}") for i in range(FORGIVING_FROM + 1)]  # 8: two slips forgiven
+    assert suggest([*right, _found("unmatched")]) == (1.0, FORGIVING_FROM + 1)
+    assert (FORGIVING_FROM + 1) // SLIPS_PER_FACTS == 2
     assert suggest([*right, _found("unmatched"), _found("misattributed"), _found("unmatched")])[0] == 0.75
     # a few right figures and a slip: not full
     assert suggest([*right[:3], _found("misattributed")])[0] == 0.75
@@ -152,3 +153,27 @@ def test_the_typos_of_a_variant_word_are_one_slip_and_never_another_word():
     assert "compile" not in typos("compiled") and "ompiled" not in typos("compiled")
     # a seven-letter word only swaps: "unused" is a word, not a typo of "unfused"
     assert "unused" not in typos("unfused") and "ufnused" in typos("unfused")
+
+
+def test_a_cell_that_asks_parts_needs_four_right_facts_for_full_and_one_without_parts_three():
+    from autograder.preread.explanations import FACTS_FOR_FULL
+
+    right = [_found("match", f"fact {i}") for i in range(FACTS_FOR_FULL)]
+    assert FACTS_FOR_FULL == 4
+    assert suggest(right[:3])[0] == 1.0  # figures only (a cell without parts): three
+    assert suggest(right[:3], facts_for_full=FACTS_FOR_FULL)[0] == 0.8125
+    assert suggest(right, facts_for_full=FACTS_FOR_FULL)[0] == 1.0
+    # through the pre-read: the same three figures and their explanation, with the cell's parts and without
+    from tests.grading.test_explanation_false_credits import REFS, frozen
+
+    spec, ref = frozen(REFS, ("04_fusion",))["04_fusion"]
+    ex = next(x for x in spec.explanations if x.grade_id == "explain_headline")
+    assert ex.parts
+    text = ("Eager runs 4 kernels and moves 268 MB; the fused kernel moves 67 MB. Per call the compiled version is "
+            "slower: CPU dispatch and guards cost more than the kernels. Both stream near the copy roofline.")
+    from autograder.preread import grade_explanation
+
+    figures_only = grade_explanation(text, spec, ex.model_copy(update={"parts": []}), ref)
+    assert figures_only.matched == 3 and figures_only.suggested_fraction == 1.0, figures_only.comment
+    asked = grade_explanation(text, spec, ex, ref)
+    assert asked.matched == 3 and asked.suggested_fraction < 1.0, asked.comment

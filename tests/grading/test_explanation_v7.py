@@ -12,11 +12,15 @@ def _found(verdict: str, matches: str | None = None) -> FoundNumber:
                        matches=matches)
 
 
-def test_one_slip_is_forgiven_per_four_right_facts_above_five():
-    right = [_found("match", f"fact {i}") for i in range(8)]
-    assert SLIPS_PER_FACTS == 4 and FORGIVING_FROM == 5
-    assert suggest([*right[:6], _found("unmatched")])[0] == 1.0
-    assert suggest([*right, _found("unmatched"), _found("misattributed")])[0] == 1.0
-    assert suggest([*right, _found("unmatched"), _found("misattributed"), _found("unmatched")])[0] == 0.75
-    # five right facts and a wrong number: still partial (the development corpus's wrongnum entries)
+def test_one_slip_is_forgiven_per_three_right_facts_above_seven():
+    """First 4 and 5 (measured on v3-v7); re-measured over all 21 spent sets with FACTS_FOR_FULL
+    (benchmarks/suggestion_fit.py): one slip forgiven per three right facts above seven."""
+    right = [_found("match", f"fact {i}") for i in range(9)]
+    assert SLIPS_PER_FACTS == 3 and FORGIVING_FROM == 7
+    assert suggest([*right[:8], _found("unmatched")])[0] == 1.0
+    assert suggest([*right, _found("unmatched"), _found("misattributed"), _found("unmatched")])[0] == 1.0
+    assert suggest([*right[:8], _found("unmatched"), _found("misattributed"), _found("unmatched")])[0] == 0.75
+    # seven right facts and a wrong number: still partial (as five were, and the development corpus's wrongnum
+    # entries)
+    assert suggest([*right[:7], _found("unmatched")])[0] == 0.75
     assert suggest([*right[:5], _found("unmatched")])[0] == 0.75
