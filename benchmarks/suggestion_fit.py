@@ -23,11 +23,11 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-import explanation_matching as em  # noqa: E402
+import explanation_matching as em
 
-import autograder.preread.explanations as ex_mod  # noqa: E402
-from autograder.grading.references import ReferenceStore  # noqa: E402
-from autograder.spec import load_spec  # noqa: E402
+import autograder.preread.explanations as ex_mod
+from autograder.grading.references import ReferenceStore
+from autograder.spec import load_spec
 
 WAS = {"SLIPS_PER_FACTS": 4, "FORGIVING_FROM": 5, "FACTS_FOR_FULL": 3}
 
