@@ -287,10 +287,15 @@ _PER_KERNEL_AFTER = named('subject.per_kernel_after',
         (' because every op', ' in total'))(
     r"^\s*(?:(?:per|por|pro|par|pour)\s+(?:kernel|launch|noyau|núcleo|lanzamiento|lancement|Kernel|op)\b|each\b)", re.I)
 _PER_KERNEL_BEFORE = named('subject.per_kernel_before',
-    "right before a size: 'each kernel moves', 'cada kernel mueve', 'jeder Kernel bewegt': it is one kernel's",
-        ('each kernel moves ', 'cada kernel mueve ', 'jeder Kernel bewegt '),
-        ('every op reads and writes the tensor, so it moves ',))(
-    r"\b(?:each|every|cada|chaque|jede[rsn]?)\s+(?:\w+\s+)?(?:kernel|launch|noyau|núcleo|Kernel)\s+\w+\s+(?:about\s+|~\s*)?$",
+    "right before a size: 'each kernel moves', 'cada kernel mueve', 'jeder Kernel bewegt', or 'each' and a verb "
+    "after the kernels or launches ('4 launches, each moving', 'kernels, each reading and writing'): one kernel's",
+        ('each kernel moves ', 'cada kernel mueve ', 'jeder Kernel bewegt ', '4 launches, each moving ',
+         'eager runs 4 kernels, each reading and writing ', 'kernels, each moves about ', 'each moving '),
+        ('every op reads and writes the tensor, so it moves ', 'each of them is ', 'so each call moves ',
+         'the call moves '))(
+    r"\b(?:each|every|cada|chaque|jede[rsn]?)\s+(?:\w+\s+)?(?:kernel|launch|noyau|núcleo|Kernel)\s+\w+\s+(?:about\s+|~\s*)?$"
+    r"|(?:^\s*|[,;:(]\s*|\b(?:kernels?|launch(?:es)?|ops?|passes)\s*,?\s+)each\s+(?:\w+ing|moves|reads|writes)"
+    r"(?:\s+(?:and|\+)\s+(?:\w+ing|writes|reads))?\s+(?:about\s+|~\s*)?$",
     re.I)
 _THAN_DTYPE = named('direction.than_dtype',
     "after a ratio, the dtype it is compared with: '6.9x faster than fp32', '2x slower than bf16's'",
@@ -805,7 +810,7 @@ def _other_lesson_figure(a: Attributed, book: FactBook, text: str) -> str | None
                 return f"{f.label}: another lesson's figure"
     if _OTHER_LESSON_CASE_FIGURE.search(text[s.start:s.end].strip()):
         for r in s.readings:
-            if r.kind not in ("time", "bytes"):
+            if r.kind not in ("time", "bytes", "bandwidth"):
                 continue
             for f in book.other_lesson_case_figures():
                 if f.kind == r.kind and abs(r.value - f.value) <= OTHER_LESSON_CASE_TOL * f.value:
@@ -813,16 +818,18 @@ def _other_lesson_figure(a: Attributed, book: FactBook, text: str) -> str | None
     return None
 
 
-#: how close a time or a byte count must be to a figure of another lesson's explained case to be named that figure
+#: how close a time, a byte count or a bandwidth must be to a figure of another lesson's explained case to be named
+#: that figure
 OTHER_LESSON_CASE_TOL = 0.01
 _OTHER_LESSON_CASE_FIGURE = named('subject.other_lesson_case_figure',
-    "a time or a byte count written to three significant digits or more with its unit ('17.4 µs', '67.1 MB', "
-    "'0.262 ms'), no figure of this lesson's cases, that is within OTHER_LESSON_CASE_TOL (1 %) of a time or the "
-    "bytes of a case another lesson of the course explains: that lesson's figure quoted as this one's "
-    "(misattributed); two digits ('25 µs', '67 MB') lie near too many figures to say whose",
-        ('17.4 µs', '67.1 MB', '0.262 ms', '100.7 MB', '1,074 MB'),
-        ('25 µs', '67 MB', '4x', '3.97x'))(
-    r"^0*[.,]?0*[1-9](?:[.,\u202f ]?\d){2,}\s?(?:[µu]s|ms|ns|[kmg]i?b|bytes?|mo|go)$", re.I)
+    "a time, a byte count or a bandwidth written to three significant digits or more with its unit ('17.4 µs', "
+    "'67.1 MB', '0.262 ms', '4,117 GB/s'), no figure of this lesson's cases, that is within OTHER_LESSON_CASE_TOL "
+    "(1 %) of a time, the bytes or the GPU-time bandwidth of a case another lesson of the course explains: that "
+    "lesson's figure quoted as this one's (misattributed); two digits ('25 µs', '67 MB') lie near too many figures "
+    "to say whose",
+        ('17.4 µs', '67.1 MB', '0.262 ms', '100.7 MB', '1,074 MB', '4,117 GB/s', '3.86 TB/s'),
+        ('25 µs', '67 MB', '4x', '3.97x', '4 TB/s'))(
+    r"^0*[.,]?0*[1-9](?:[.,\u202f ]?\d){2,}\s?(?:[µu]s|ms|ns|[kmg]i?b|bytes?|mo|go|[gt]i?b/s|go/s|to/s)$", re.I)
 
 
 _OTHER_LESSON_COUNT = named('subject.other_lesson_count',

@@ -249,9 +249,9 @@ class FactBook:
         return self._other_figures
 
     def other_lesson_case_figures(self) -> list[Fact]:
-        """The times and bytes of every case the course's other lessons ask an explanation of (each variant's
-        median per method, its bytes moved), labelled with their lesson and case: what "another lesson's figure"
-        can be besides its quantities (04's "17.4 µs" or "67.1 MB" quoted in 03). A lesson whose spec does not
+        """The times, bytes and bandwidths of every case the course's other lessons ask an explanation of (each
+        variant's median per method, its bytes moved and GPU-time bandwidth), labelled with their lesson and case:
+        what "another lesson's figure" can be besides its quantities (04's "17.4 µs" or "67.1 MB" quoted in 03). A lesson whose spec does not
         load is left out (its own lint reports it)."""
         if self._other_case_figures is None:
             out: list[Fact] = []
@@ -270,6 +270,9 @@ class FactBook:
                     if m.bytes_moved:
                         out.append(Fact("bytes", float(m.bytes_moved),
                                         f"{lesson}'s {m.case.variant} bytes moved at {where}"))
+                        if m.method == "gpu_time":  # what it streams at ("4,117 GB/s" of 06 quoted in 05)
+                            out.append(Fact("bandwidth", m.achieved_gbps, f"{lesson}'s {m.case.variant} achieved "
+                                            f"bandwidth at {where} ({ref.device.name} reference)", method=m.method))
             self._other_case_figures = out
         return self._other_case_figures
 
