@@ -251,8 +251,8 @@ class FactBook:
     def other_lesson_case_figures(self) -> list[Fact]:
         """The times, bytes and bandwidths of every case the course's other lessons ask an explanation of (each
         variant's median per method, its bytes moved and GPU-time bandwidth), labelled with their lesson and case:
-        what "another lesson's figure" can be besides its quantities (04's "17.4 µs" or "67.1 MB" quoted in 03). A lesson whose spec does not
-        load is left out (its own lint reports it)."""
+        what "another lesson's figure" can be besides its quantities (04's "17.4 µs" or "67.1 MB" quoted in 03).
+        A lesson whose spec does not load is left out (its own lint reports it)."""
         if self._other_case_figures is None:
             out: list[Fact] = []
             specs = course_specs(self.spec)
