@@ -1,6 +1,7 @@
 """The host setup timing runs under, and how many calls a CPU sample holds (autograder.bench.timing)."""
 
 import os
+import statistics
 import time
 from dataclasses import replace
 
@@ -44,7 +45,9 @@ def test_a_cpu_sample_holds_enough_calls_to_resolve():
     x = (torch.zeros(4),)
     samples, k = wall_per_call(_sleeper(0.1), x, TimingPolicy.quick())
     assert k >= 10 and len(samples) >= 3
-    assert all(0.09 < s < 1.0 for s in samples)  # ms per call
+    # ms per call: none under the spin, and the typical sample near it (a sample the scheduler took the core
+    # from, on a loaded CI machine, may hold a descheduling: it is the median the harness reports)
+    assert min(samples) > 0.09 and statistics.median(samples) < 1.0, samples
     # a CPU sample is timed on the process's CPU clock: the call spins for 0.1 ms of that clock (a spin on the
     # wall clock takes less CPU time whenever another process has the core)
     gs, gk, words = gpu_time(_sleeper(0.1, time.process_time), x, TimingPolicy.quick())
