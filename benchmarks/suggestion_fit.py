@@ -36,8 +36,10 @@ def collect() -> list[dict[str, Any]]:
     seen: dict[str, Any] = {}
     real = ex_mod.suggest
 
-    def spy(found, wrong_conclusions=0, missing=0, facts_for_full=3):  # type: ignore[no-untyped-def]
-        seen.update(found=list(found), wrong=wrong_conclusions, missing=missing, parts=facts_for_full != 3)
+    def spy(found, wrong_conclusions=0, missing=0,  # type: ignore[no-untyped-def]
+            facts_for_full=ex_mod.FACTS_FOR_FULL_FIGURES):
+        seen.update(found=list(found), wrong=wrong_conclusions, missing=missing,
+                    parts=facts_for_full != ex_mod.FACTS_FOR_FULL_FIGURES)
         return real(found, wrong_conclusions, missing, facts_for_full)
 
     ex_mod.suggest = spy
@@ -65,7 +67,8 @@ def fraction(r: dict[str, Any], c: dict[str, int]) -> float:
     saved = {k: getattr(ex_mod, k) for k in ("SLIPS_PER_FACTS", "FORGIVING_FROM")}
     try:
         ex_mod.SLIPS_PER_FACTS, ex_mod.FORGIVING_FROM = c["SLIPS_PER_FACTS"], c["FORGIVING_FROM"]
-        f, _ = ex_mod.suggest(r["found"], r["wrong"], r["missing"], c["FACTS_FOR_FULL"] if r["parts"] else 3)
+        full = c["FACTS_FOR_FULL"] if r["parts"] else ex_mod.FACTS_FOR_FULL_FIGURES
+        f, _ = ex_mod.suggest(r["found"], r["wrong"], r["missing"], full)
     finally:
         ex_mod.SLIPS_PER_FACTS, ex_mod.FORGIVING_FROM = saved["SLIPS_PER_FACTS"], saved["FORGIVING_FROM"]
     if "terse" in r["flags"] or "admits_left_out" in r["flags"]:

@@ -31,8 +31,7 @@ class RatioArgs(Args):
     #: fastest sample. A per-call wall time whose dispatch sits on a different floor in each process (an
     #: H200's compiled float32 2^28 chain: medians 0.56-0.69 ms over 24 processes, its kernel 0.51 ms)
     #: gives a median ratio no band of 1.5x holds; the fastest call is what the hardware and software
-    #: can do, and moves less (a larger case, where the kernels outlast dispatch, is often better still:
-    #: lesson 04 now asks float32 2^30 of the medians)
+    #: can do, and moves less (a larger case, where the kernels outlast dispatch, is often better still)
     statistic: Literal["median", "min"] = "median"
 
 

@@ -783,12 +783,12 @@ OTHER_LESSON_TOL = 0.025
 OTHER_CASE_TOL = 0.01
 
 
-def _other_lesson_figure(a: Attributed, book: FactBook, text: str) -> str | None:
+def _other_lesson_figure(a: Attributed, book: FactBook, text: str, cases_only: bool = False) -> str | None:
     """What a speedup or share that is no figure of this case is, where it is, to within
     :data:`OTHER_LESSON_TOL`, the reference value of a quantity of this lesson at another case, or of another
     lesson of the course on this device (03's "7.2x" in 04): that figure quoted as this one's. Only a number
     written with at least two significant digits and a unit or a name ("3.97x", "7.2 times"), never a bare or
-    inferred one, nor one near 1."""
+    inferred one, nor one near 1. ``cases_only``: only this lesson's quantities at another case."""
     s = a.stated
     if s.inferred or s.low is not None:
         return None
@@ -805,10 +805,12 @@ def _other_lesson_figure(a: Attributed, book: FactBook, text: str) -> str | None
         for f in elsewhere:  # (nearer: this lesson's sweep points lie near its other cases' figures)
             if f.kind == r.kind and abs(r.value - f.value) <= OTHER_CASE_TOL * f.value:
                 return f"{f.label}: another case's figure"
+        if cases_only:
+            continue
         for f in book.other_lesson_figures():
             if f.kind == r.kind and abs(r.value - f.value) <= OTHER_LESSON_TOL * f.value:
                 return f"{f.label}: another lesson's figure"
-    if _OTHER_LESSON_CASE_FIGURE.search(text[s.start:s.end].strip()):
+    if not cases_only and _OTHER_LESSON_CASE_FIGURE.search(text[s.start:s.end].strip()):
         for r in s.readings:
             if r.kind not in ("time", "bytes", "bandwidth"):
                 continue
@@ -995,8 +997,8 @@ def _judge(a: Attributed, book: FactBook, text: str, rel: float = REL_TOL, ix: _
             return base  # (and "flattens at 4.06x, the 4x traffic ratio": a speedup at a sweep's point)
         if _error(s, other.fact) > OTHER_CASE_TOL:  # "Per call the fused version wins 3.75x" at fp16 2^24: 6 % off
             # the GPU-time 3.96x here, the graded fp32 2^30 per-call figure to its last digit: that one, named
-            quoted = _other_lesson_figure(a, book, text)
-            if quoted is not None and quoted.endswith("another case's figure"):
+            quoted = _other_lesson_figure(a, book, text, cases_only=True)
+            if quoted is not None:
                 return base.model_copy(update={"verdict": "misattributed", "actually": quoted})
         return base.model_copy(update={"verdict": "misattributed", "actually": f"{other.fact.label} ({why})"})
     if s.inferred:  # a bare number is another figure only as that of what its sentence names
@@ -1232,6 +1234,8 @@ FORGIVING_FROM = 7
 #: concise right answer of five figures, which the project's own tests and TAs grade full, would lose;
 #: `python benchmarks/suggestion_fit.py`)
 FACTS_FOR_FULL = 4
+#: the same for a cell graded on its figures alone (no declared parts)
+FACTS_FOR_FULL_FIGURES = 3
 
 
 #: an answer that leaves out this many parts of the asked explanation, with a figure named misattributed, and
@@ -1248,7 +1252,7 @@ NONE_WRONG_DERIVED = 5
 
 
 def suggest(found: list[FoundNumber], wrong_conclusions: int = 0, missing: int = 0,
-            facts_for_full: int = 3) -> tuple[float, int]:
+            facts_for_full: int = FACTS_FOR_FULL_FIGURES) -> tuple[float, int]:
     """(suggested fraction, distinct derived facts). Each distinct fact of the model or reference stated
     right adds its share after a quarter to start: ``facts_for_full`` right earn full credit (three; the pre-read
     passes :data:`FACTS_FOR_FULL` where the cell asks an explanation of declared parts); a misattributed or
@@ -1530,7 +1534,7 @@ def grade_explanation(
     unitless = _without_units(bare, found)
     terse = int(bool(ex.parts) and words < TERSE_WORDS and bool(found))
     fraction, derived = suggest(found, len(wrong), len(missing) + unitless,
-                                FACTS_FOR_FULL if ex.parts else 3)
+                                FACTS_FOR_FULL if ex.parts else FACTS_FOR_FULL_FIGURES)
     if terse:  # right figures without an explanation in words: never full, and no further cost
         fraction = min(fraction, 0.75)
     admitted = admits_left_out(text) if found else None
